@@ -1,0 +1,68 @@
+// What the narrow phase reports about a pair, what a force law and a friction law see of a contact,
+// and the state a contact carries through its life.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "contactlab/materials.hpp"
+#include "contactlab/math.hpp"
+
+namespace contactlab {
+
+/// Result of a narrow-phase query for shapes A and B.
+///
+/// `distance_m` is signed: positive when separated, zero when touching, negative when penetrating
+/// (then −distance is the penetration depth). `normal_W` is a unit vector from A to B in world
+/// coordinates. The witness points lie on the boundaries of A and B and satisfy
+/// point_b_W − point_a_W = distance_m · normal_W.
+struct ContactGeometry {
+  double distance_m = 0.0;
+  Vec3 normal_W = Vec3::UnitZ();
+  Vec3 point_a_W = Vec3::Zero();
+  Vec3 point_b_W = Vec3::Zero();
+};
+
+/// Per-pair scratch memory owned by the host, kept while the pair stays a broad-phase candidate,
+/// so a narrow phase can warm-start (previous separating axis, simplex, portal). Zeroed on creation.
+struct NarrowPhaseCache {
+  std::array<double, 16> data{};
+  std::int32_t valid = 0;
+};
+
+/// Everything a normal force law or a friction law may use about one contact, at one instant.
+/// Body A and body B are the bodies of the pair's first and second geometry.
+struct ContactKinematics {
+  double time_s = 0.0;
+  double penetration_m = 0.0;             ///< δ = max(0, −distance) ≥ 0
+  double penetration_rate_m_per_s = 0.0;  ///< δ̇ = −(v_B − v_A)·n at the contact point; > 0 approaching
+  double impact_velocity_m_per_s = 0.0;   ///< δ̇ when the contact was born (the pre-impact speed)
+  double effective_radius_m = 0.0;        ///< R* = (1/R_A + 1/R_B)⁻¹; +∞ when both are flat
+  double effective_modulus_Pa = 0.0;      ///< E* = [(1−ν_A²)/E_A + (1−ν_B²)/E_B]⁻¹ (Neumayr eq. 7.2)
+  double effective_mass_kg = 0.0;         ///< m* = (1/m_A + 1/m_B)⁻¹; a fixed body has m = ∞
+  Vec3 normal_W = Vec3::UnitZ();          ///< unit contact normal from A to B
+  Vec3 point_W = Vec3::Zero();            ///< contact point: midpoint of the witness points [m]
+  Vec3 slip_velocity_W = Vec3::Zero();    ///< tangential part of v_B − v_A at the contact point [m/s]
+  Vec3 relative_angular_velocity_W = Vec3::Zero();  ///< ω_B − ω_A [rad/s]
+  PairMaterial material;                            ///< the pair's material
+};
+
+/// Memory of one contact between its birth (signed distance crossing zero) and its death
+/// (separation). The host owns it; laws read it. Fixed-size so it never allocates.
+struct ContactState {
+  double birth_time_s = 0.0;
+  double impact_velocity_m_per_s = 0.0;  ///< δ̇ at birth
+  std::int32_t law_mode = 0;             ///< discrete state of the force law (e.g. loading/unloading)
+  std::int32_t friction_mode = 0;        ///< discrete state of the friction law (e.g. stick/slip)
+  std::array<double, 8> law_data{};      ///< force-law memory (e.g. maximum compression)
+  std::array<double, 8> friction_data{};  ///< friction memory (e.g. anchor point)
+};
+
+/// Tangential force and torque of friction, acting on body B at the contact point (A receives the
+/// opposite), in world coordinates.
+struct FrictionResult {
+  Vec3 force_W = Vec3::Zero();   ///< [N], tangential to the contact plane
+  Vec3 torque_W = Vec3::Zero();  ///< rolling/drilling resistance torque on B [N·m]
+};
+
+}  // namespace contactlab

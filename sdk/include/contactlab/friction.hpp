@@ -1,0 +1,17 @@
+// Friction: tangential force and resistance torques of a contact.
+#pragma once
+
+#include "contactlab/contact.hpp"
+#include "contactlab/export.hpp"
+
+namespace contactlab {
+
+class CONTACTLAB_VISIBLE Friction {
+ public:
+  virtual ~Friction() = default;
+  /// Friction on body B at the contact point given the normal force magnitude [N] (≥ 0).
+  virtual FrictionResult compute(const ContactKinematics& contact, double normal_force_N,
+                                 const ContactState& state) const = 0;
+};
+
+}  // namespace contactlab
