@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -51,9 +52,10 @@ class ConfigNode {
   const std::string& scalar() const;
   void set_scalar(std::string text);
 
-  // Maps keep insertion order.
-  const std::vector<std::pair<std::string, ConfigNode>>& entries() const { return map_; }
-  std::vector<std::pair<std::string, ConfigNode>>& entries() { return map_; }
+  // Maps keep insertion order. Maps and sequences are deques so that adding a child (e.g. a
+  // default filled in) never invalidates references to the existing ones.
+  const std::deque<std::pair<std::string, ConfigNode>>& entries() const { return map_; }
+  std::deque<std::pair<std::string, ConfigNode>>& entries() { return map_; }
   ConfigNode* find(const std::string& key);
   const ConfigNode* find(const std::string& key) const;
   /// Inserts (or replaces) `key`; the child's path is derived from this node's path.
@@ -64,7 +66,7 @@ class ConfigNode {
   std::size_t size() const { return sequence_.size(); }
   ConfigNode& at(std::size_t index) { return sequence_.at(index); }
   const ConfigNode& at(std::size_t index) const { return sequence_.at(index); }
-  const std::vector<ConfigNode>& items() const { return sequence_; }
+  const std::deque<ConfigNode>& items() const { return sequence_; }
   ConfigNode& push_back(ConfigNode child);
 
   /// Re-derives the paths of this subtree from `path` (after moving a node elsewhere).
@@ -78,8 +80,8 @@ class ConfigNode {
   SourceLocation location_;
   std::string path_;
   std::string scalar_;
-  std::vector<std::pair<std::string, ConfigNode>> map_;
-  std::vector<ConfigNode> sequence_;
+  std::deque<std::pair<std::string, ConfigNode>> map_;
+  std::deque<ConfigNode> sequence_;
 };
 
 /// Throws InputError("<file:line:col>: <message> (at <dotted path>)").
@@ -116,7 +118,8 @@ Vec3 as_vec3(const ConfigNode& node);  ///< sequence of exactly 3 finite numbers
 
 /// Strict reader over one map node: every key read (or asked about) is recorded, finish() rejects
 /// the others with "unknown key 'x' (did you mean 'y'?)". `_or` readers insert the default into the
-/// tree so the resolved configuration shows it.
+/// tree so the resolved configuration shows it; the insertion happens in finish(), so references
+/// returned by required()/optional() (and MapReaders over them) stay valid during reading.
 class MapReader {
  public:
   /// `node` must be a map (an error otherwise: "<path> must be a map"). A null node is accepted
@@ -124,7 +127,7 @@ class MapReader {
   explicit MapReader(ConfigNode& node);
 
   ConfigNode& node() { return node_; }
-  bool has(const std::string& key);  ///< records `key` as known
+  bool has(const std::string& key);              ///< records `key` as known
   ConfigNode& required(const std::string& key);  ///< "missing required key 'x'"
   ConfigNode* optional(const std::string& key);  ///< nullptr when absent
 
@@ -151,6 +154,8 @@ class MapReader {
  private:
   ConfigNode& node_;
   std::vector<std::string> known_;
+  /// Defaults used by `_or` readers, inserted into node_ by finish() (a deque: stable references).
+  std::deque<std::pair<std::string, ConfigNode>> defaults_;
 };
 
 /// Range check helper used by MapReader and by plugin parameter validation: throws at `node`

@@ -1,0 +1,102 @@
+// The immutable model of one experiment, built from a configuration tree: bodies, geometries,
+// materials, plugin choices (resolved against the registry, parameters validated).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "contactlab/core/config.hpp"
+#include "contactlab/core/registry.hpp"
+#include "contactlab/materials.hpp"
+#include "contactlab/plugin.hpp"
+
+namespace contactlab::core {
+
+/// One plugin chosen in the experiment, with validated parameters.
+struct PluginChoice {
+  PluginKind kind = PluginKind::force_law;
+  std::string type;                              ///< plugin name
+  std::optional<std::filesystem::path> library;  ///< explicit `library:` (resolved path)
+  ParameterValues params;                        ///< validated, defaults filled
+  const PluginInfo* info = nullptr;              ///< the registry's entry
+  std::string config_path;                       ///< dotted path, for messages
+};
+
+struct GeometryModel {
+  std::string name;
+  std::size_t body = 0;  ///< index into Scene::bodies
+  Shape shape;
+  Pose X_BG;  ///< pose of the geometry frame in the body frame
+  std::string material;
+  bool collidable = true;
+};
+
+struct MassProperties {
+  double mass_kg = 0.0;
+  Vec3 p_BCm = Vec3::Zero();         ///< centre of mass in the body frame [m]
+  Mat3 inertia_Cm_B = Mat3::Zero();  ///< inertia about the COM, body axes [kg·m²]
+};
+
+struct BodyModel {
+  std::string name;
+  PluginChoice joint;
+  int nq = 0;
+  int nv = 0;
+  Pose X_WJ;  ///< joint placement in the world (fixed bodies: their pose)
+  MassProperties mass;
+  Pose X_WB_initial;                  ///< initial pose of the body frame
+  Vec3 v_WCm_initial = Vec3::Zero();  ///< initial velocity of the centre of mass [m/s]
+  Vec3 w_WB_initial = Vec3::Zero();   ///< initial angular velocity [rad/s]
+  std::vector<double> q_initial;      ///< joint coordinates realising the initial state
+  std::vector<double> v_initial;
+  std::vector<std::size_t> geometries;
+  bool moves() const { return nv > 0; }
+};
+
+struct MaterialPalette {
+  std::map<std::string, SolidMaterial> solids;
+  std::map<std::pair<std::string, std::string>, PairMaterial> pairs;  ///< key: sorted names
+  /// The pair's material; throws InputError naming the pair when the palette lacks it.
+  const PairMaterial& pair(const std::string& a, const std::string& b) const;
+  const PairMaterial* find_pair(const std::string& a, const std::string& b) const;
+};
+
+struct Scene {
+  std::string name;
+  std::filesystem::path source_file;
+  double duration_s = 1.0;
+  Vec3 gravity_W = Vec3(0.0, 0.0, -9.81);
+  double output_interval_s = 1e-3;
+  bool record_contacts = true;
+  MaterialPalette materials;
+  std::vector<BodyModel> bodies;
+  std::vector<GeometryModel> geometries;
+  PluginChoice broad_phase;
+  std::vector<PluginChoice> narrow_phase;  ///< chain: the first supporting a shape pair wins
+  PluginChoice force_law;
+  PluginChoice friction;
+  PluginChoice integrator;
+  ConfigNode resolved;  ///< the configuration with defaults filled in
+};
+
+/// Builds and checks the scene. Input problems throw InputError (file:line:col, dotted path);
+/// plugin loading problems throw PluginError.
+Scene build_scene(ConfigNode config, const std::filesystem::path& source_file,
+                  PluginRegistry& registry);
+
+/// Validates `params` (may be null) against `schema` and fills defaults into the tree; errors are
+/// InputErrors located at the offending key.
+ParameterValues validate_parameters(const ParameterSchema& schema, ConfigNode& params,
+                                    const std::string& plugin_description);
+
+/// Mass properties of one shape of uniform density in its geometry frame (G).
+MassProperties shape_mass_properties(const Shape& shape, double density_kg_per_m3);
+
+/// Bounding box of a shape at pose X_WG (unbounded shapes give ±infinity where they extend).
+Aabb shape_aabb(const Shape& shape, const Pose& X_WG);
+
+}  // namespace contactlab::core

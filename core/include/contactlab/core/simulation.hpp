@@ -1,0 +1,127 @@
+// The simulation: owns the plugin instances, the state y = [q; v], the living contacts and the
+// workspace; implements the OdeView the integrators drive.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "contactlab/core/scene.hpp"
+
+namespace contactlab::core {
+
+class Recorder;
+
+/// World-frame state of one body, as written to trajectory.csv.
+struct BodyState {
+  Vec3 p_WCm = Vec3::Zero();  ///< centre of mass [m]
+  Eigen::Quaterniond q_WB = Eigen::Quaterniond::Identity();
+  Vec3 v_WCm = Vec3::Zero();  ///< velocity of the centre of mass [m/s]
+  Vec3 w_WB = Vec3::Zero();   ///< angular velocity [rad/s]
+};
+
+/// One contact as evaluated at one instant (for contacts.csv and tests).
+struct ContactSample {
+  std::size_t geometry_a = 0, geometry_b = 0;
+  ContactGeometry geometry;
+  Vec3 point_W = Vec3::Zero();
+  double normal_force_N = 0.0;
+  Vec3 tangential_force_W = Vec3::Zero();
+};
+
+struct SimulationStatistics {
+  std::int64_t steps = 0;
+  std::int64_t rejected_steps = 0;
+  std::int64_t rhs_evaluations = 0;
+  std::int64_t narrow_phase_queries = 0;
+  std::int64_t events = 0;
+  double max_penetration_m = 0.0;
+  double broad_phase_s = 0.0, narrow_phase_s = 0.0, response_s = 0.0, dynamics_s = 0.0;
+};
+
+class Simulation final : public OdeView {
+ public:
+  Simulation(const Scene& scene, PluginRegistry& registry);
+  ~Simulation() override;
+
+  const Scene& scene() const { return scene_; }
+  std::vector<double> initial_state() const;
+
+  // --- OdeView ---
+  std::size_t configuration_size() const override { return nq_; }
+  std::size_t velocity_size() const override { return nv_; }
+  void derivative(double t, std::span<const double> y, std::span<double> y_rate) override;
+  void integrate_configuration(std::span<const double> q, std::span<const double> v, double dt,
+                               std::span<double> q_out) override;
+  void project(std::span<double> y) override;
+  StepAction step_completed(double t, std::span<const double> y) override;
+  void output(double t, std::span<const double> y) override;
+
+  // --- queries (also used by tests) ---
+  BodyState body_state(std::size_t body, std::span<const double> y);
+  /// Kinetic + gravitational potential + elastic contact energy [J].
+  double total_energy(std::span<const double> y);
+  /// Contacts (penetrating pairs) with their forces at state y.
+  const std::vector<ContactSample>& contacts_at(double t, std::span<const double> y);
+  const SimulationStatistics& statistics() const { return stats_; }
+  Integrator& integrator() { return *integrator_; }
+
+  /// Called at every output time (after the recorder), e.g. by tests that sample trajectories.
+  using Observer = std::function<void(double t, std::span<const double> y)>;
+  void set_observer(Observer observer) { observer_ = std::move(observer); }
+
+  /// Runs from 0 to scene.duration_s, writing through `recorder` (may be null); `stop` (may be
+  /// null) requests a clean stop. Throws SimulationError on failure.
+  IntegrationResult run(Recorder* recorder, const std::atomic<bool>* stop);
+
+ private:
+  struct BodyRuntime;
+  struct LivingContact {
+    ContactState state;
+    double max_penetration_m = 0.0;
+    std::int64_t last_seen_step = -1;  ///< step at which it was last found penetrating
+  };
+
+  void compute_kinematics(std::span<const double> y);
+  void detect_contacts();
+  void compute_forces(double t, bool record);
+  void compute_accelerations(std::span<const double> y, std::span<double> y_rate);
+  ContactKinematics contact_kinematics(double t, std::size_t candidate) const;
+  static std::uint64_t pair_key(std::size_t a, std::size_t b) {
+    return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint64_t>(b);
+  }
+
+  const Scene& scene_;
+  std::shared_ptr<BroadPhase> broad_phase_;
+  std::vector<std::shared_ptr<NarrowPhase>> narrow_chain_;
+  std::vector<int> dispatch_;  ///< [type_a * shape_type_count + type_b] → chain index or −1
+  std::shared_ptr<ForceLaw> force_law_;
+  std::shared_ptr<Friction> friction_;
+  std::shared_ptr<Integrator> integrator_;
+  std::vector<BodyRuntime> bodies_;
+  std::size_t nq_ = 0, nv_ = 0;
+
+  // Workspace (sized once; no allocation per evaluation after warm-up).
+  std::vector<Pose> X_WG_;                   ///< per geometry
+  std::vector<std::size_t> proxy_geometry_;  ///< proxy id → geometry index
+  std::vector<ProxyPair> pairs_;
+  struct Candidate {
+    std::size_t a = 0, b = 0;  ///< geometry indices, a < b
+    ContactGeometry geometry;
+  };
+  std::vector<Candidate> candidates_;  ///< narrow-phase results of the last detection
+  std::vector<ContactSample> samples_;
+  std::unordered_map<std::uint64_t, NarrowPhaseCache> caches_;
+  std::unordered_map<std::uint64_t, LivingContact> living_;
+
+  Recorder* recorder_ = nullptr;
+  Observer observer_;
+  const std::atomic<bool>* stop_ = nullptr;
+  SimulationStatistics stats_;
+};
+
+}  // namespace contactlab::core

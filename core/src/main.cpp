@@ -1,0 +1,219 @@
+// The `contactlab` command: run, validate and plugins.
+//
+// Exit codes: 0 done; 2 bad input (file, YAML, schema, command line); 3 plugin load or ABI
+// refusal; 4 simulation failed; 130 interrupted (Ctrl-C; the run directory is kept, marked
+// incomplete).
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "contactlab/core/experiment.hpp"
+#include "contactlab/core/registry.hpp"
+#include "contactlab/version.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace contactlab;
+using namespace contactlab::core;
+
+constexpr int exit_ok = 0;
+constexpr int exit_bad_input = 2;
+constexpr int exit_plugin = 3;
+constexpr int exit_simulation = 4;
+constexpr int exit_interrupted = 130;
+
+std::atomic<bool> interrupt_requested{false};
+
+// Only sets a flag: the integrator stops after its current step and the recorder closes the run.
+// Repeated signals (a shell or `timeout` may deliver one to the whole process group as well) do
+// not kill the process half-way through writing; SIGTERM/SIGQUIT still end it at once.
+extern "C" void on_interrupt(int) {
+  interrupt_requested.store(true);
+}
+
+std::string value_text(const ParameterValue& value) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          return v;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else {
+          std::ostringstream out;
+          out << v;
+          return out.str();
+        }
+      },
+      value);
+}
+
+nlohmann::json value_json(const ParameterValue& value) {
+  return std::visit([](const auto& v) { return nlohmann::json(v); }, value);
+}
+
+std::string range_text(const ParameterSpec& spec) {
+  if (spec.type != ParameterType::real && spec.type != ParameterType::integer) return "";
+  if (std::isinf(spec.minimum) && std::isinf(spec.maximum)) return "";
+  std::ostringstream out;
+  out << (spec.minimum_exclusive ? '(' : '[') << spec.minimum << ", " << spec.maximum
+      << (spec.maximum_exclusive ? ')' : ']');
+  return out.str();
+}
+
+int list_plugins(bool as_json) {
+  PluginRegistry registry;
+  const auto& plugins = registry.plugins();
+  if (as_json) {
+    nlohmann::json out;
+    out["search_directories"] = nlohmann::json::array();
+    for (const auto& d : registry.search_directories())
+      out["search_directories"].push_back(d.string());
+    out["plugins"] = nlohmann::json::array();
+    for (const PluginInfo& info : plugins) {
+      nlohmann::json entry{{"kind", plugin_kind_name(info.kind)},
+                           {"name", info.name},
+                           {"version", info.version},
+                           {"description", info.description},
+                           {"library", info.library_path.string()},
+                           {"library_name", info.library_name},
+                           {"library_version", info.library_version},
+                           {"parameters", nlohmann::json::array()}};
+      for (const ParameterSpec& spec : info.schema) {
+        nlohmann::json p{{"name", spec.name},
+                         {"type", parameter_type_name(spec.type)},
+                         {"default", value_json(spec.default_value)},
+                         {"unit", spec.unit},
+                         {"doc", spec.doc}};
+        if (spec.type == ParameterType::real || spec.type == ParameterType::integer) {
+          if (!std::isinf(spec.minimum)) p["minimum"] = spec.minimum;
+          if (!std::isinf(spec.maximum)) p["maximum"] = spec.maximum;
+          p["minimum_exclusive"] = spec.minimum_exclusive;
+          p["maximum_exclusive"] = spec.maximum_exclusive;
+        }
+        if (!spec.choices.empty()) p["choices"] = spec.choices;
+        entry["parameters"].push_back(p);
+      }
+      out["plugins"].push_back(entry);
+    }
+    out["refused_libraries"] = nlohmann::json::array();
+    for (const auto& problem : registry.problems())
+      out["refused_libraries"].push_back(
+          {{"library", problem.library_path.string()}, {"reason", problem.reason}});
+    std::cout << out.dump(2) << '\n';
+    return exit_ok;
+  }
+  std::cout << "contactlab " << version_string << " — plugins found in:\n";
+  for (const auto& d : registry.search_directories()) std::cout << "  " << d.string() << '\n';
+  for (int k = 0; k < plugin_kind_count; ++k) {
+    const auto kind = static_cast<PluginKind>(k);
+    std::cout << '\n' << plugin_kind_name(kind) << ":\n";
+    for (const PluginInfo& info : plugins) {
+      if (info.kind != kind) continue;
+      std::cout << "  " << info.name << " " << info.version << " — " << info.description << "\n"
+                << "      library: " << info.library_path.string() << '\n';
+      for (const ParameterSpec& spec : info.schema) {
+        std::cout << "      " << spec.name << " (" << parameter_type_name(spec.type);
+        if (!spec.unit.empty()) std::cout << ", " << spec.unit;
+        std::cout << ", default " << value_text(spec.default_value);
+        const std::string range = range_text(spec);
+        if (!range.empty()) std::cout << ", range " << range;
+        if (!spec.choices.empty()) {
+          std::cout << ", one of";
+          for (const auto& c : spec.choices) std::cout << ' ' << c;
+        }
+        std::cout << "): " << spec.doc << '\n';
+      }
+    }
+  }
+  for (const auto& problem : registry.problems())
+    std::cerr << "warning: " << problem.reason << '\n';
+  return exit_ok;
+}
+
+int validate(const fs::path& file, const std::vector<std::string>& overrides) {
+  PluginRegistry registry;
+  Scene scene = load_experiment(file, overrides, registry);
+  std::size_t moving = 0;
+  for (const auto& body : scene.bodies) moving += body.moves() ? 1 : 0;
+  std::cout << file.string() << ": valid — experiment '" << scene.name << "', "
+            << scene.bodies.size() << " bodies (" << moving << " moving), "
+            << scene.geometries.size() << " geometries, " << scene.duration_s << " s\n";
+  return exit_ok;
+}
+
+int run(const fs::path& file, const std::vector<std::string>& overrides,
+        const std::string& out_dir) {
+  PluginRegistry registry;
+  Scene scene = load_experiment(file, overrides, registry);
+  const fs::path directory =
+      out_dir.empty() ? default_run_directory(scene.name) : fs::path(out_dir);
+  std::signal(SIGINT, on_interrupt);
+  std::cerr << "running '" << scene.name << "' for " << scene.duration_s << " s into "
+            << directory.string() << '\n';
+  RunOutcome outcome = run_experiment(scene, registry, directory, &interrupt_requested);
+  const auto& s = outcome.statistics;
+  if (outcome.result.status == IntegrationStatus::interrupted) {
+    std::cerr << "interrupted at t = " << outcome.result.time_reached_s
+              << " s; the run directory is kept and marked incomplete: " << directory.string()
+              << '\n';
+    return exit_interrupted;
+  }
+  std::cout << "done: " << s.steps << " steps, " << s.rhs_evaluations << " rhs evaluations, "
+            << s.events << " events, max penetration " << s.max_penetration_m << " m\n"
+            << "results: " << directory.string() << '\n';
+  return exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"contactlab — collision detection and contact response experiments"};
+  app.set_version_flag("--version", std::string("contactlab ") + contactlab::version_string);
+  app.require_subcommand(1);
+
+  std::string file, out_dir;
+  std::vector<std::string> overrides;
+  bool as_json = false;
+
+  auto* run_command = app.add_subcommand("run", "simulate an experiment into a run directory");
+  run_command->add_option("file", file, "experiment YAML file")->required();
+  run_command->add_option("--out,-o", out_dir, "run directory (default runs/<name>-<time>)");
+  run_command->add_option("--set", overrides, "override a key: dotted.path=value (repeatable)");
+
+  auto* validate_command = app.add_subcommand("validate", "check an experiment without running it");
+  validate_command->add_option("file", file, "experiment YAML file")->required();
+  validate_command->add_option("--set", overrides, "override a key: dotted.path=value");
+
+  auto* plugins_command = app.add_subcommand("plugins", "list installed plugins and parameters");
+  plugins_command->add_flag("--json", as_json, "machine-readable output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? exit_ok : exit_bad_input;
+  }
+
+  try {
+    if (*run_command) return run(file, overrides, out_dir);
+    if (*validate_command) return validate(file, overrides);
+    if (*plugins_command) return list_plugins(as_json);
+  } catch (const contactlab::InputError& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return exit_bad_input;
+  } catch (const contactlab::PluginError& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return exit_plugin;
+  } catch (const contactlab::SimulationError& e) {
+    std::cerr << "error: simulation failed: " << e.what() << '\n';
+    return exit_simulation;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return exit_simulation;
+  }
+  return exit_ok;
+}

@@ -1,0 +1,560 @@
+// Building the Scene from a configuration tree: the experiment schema lives here.
+#include "contactlab/core/scene.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <set>
+#include <sstream>
+
+namespace contactlab::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
+  return out;
+}
+
+std::pair<std::string, std::string> sorted_pair(const std::string& a, const std::string& b) {
+  return a < b ? std::make_pair(a, b) : std::make_pair(b, a);
+}
+
+/// `orientation: {quaternion_wxyz: [w, x, y, z]}` or `{axis: [x, y, z], angle_deg: a}`.
+Mat3 read_orientation(ConfigNode& node) {
+  MapReader reader(node);
+  Mat3 R = Mat3::Identity();
+  const bool has_quaternion = reader.has("quaternion_wxyz");
+  const bool has_axis = reader.has("axis") || reader.has("angle_deg");
+  if (has_quaternion && has_axis)
+    fail_at(node, "give either quaternion_wxyz or axis with angle_deg, not both");
+  if (has_quaternion) {
+    ConfigNode& q = reader.required("quaternion_wxyz");
+    if (!q.is_sequence() || q.size() != 4) fail_at(q, "must be a list of 4 numbers [w, x, y, z]");
+    Eigen::Quaterniond quaternion(as_real(q.at(0)), as_real(q.at(1)), as_real(q.at(2)),
+                                  as_real(q.at(3)));
+    if (quaternion.norm() < 1e-12) fail_at(q, "the quaternion has zero length");
+    R = quaternion.normalized().toRotationMatrix();
+  } else if (has_axis) {
+    Vec3 axis = reader.vec3("axis");
+    if (axis.norm() < 1e-12) fail_at(reader.required("axis"), "the rotation axis has zero length");
+    const double angle_deg = reader.real("angle_deg");
+    R = Eigen::AngleAxisd(angle_deg * std::numbers::pi / 180.0, axis.normalized())
+            .toRotationMatrix();
+  }
+  reader.finish();
+  return R;
+}
+
+Pose read_pose(ConfigNode& node) {
+  MapReader reader(node);
+  Pose X;
+  X.p = reader.vec3_or("position_m", Vec3::Zero());
+  if (ConfigNode* orientation = reader.optional("orientation"))
+    X.R = read_orientation(*orientation);
+  reader.finish();
+  return X;
+}
+
+Shape read_shape(ConfigNode& node) {
+  MapReader reader(node);
+  if (!reader.has("type"))
+    fail_at(node, "missing required key 'type' (one of sphere, box, half_space)");
+  const std::string type = reader.choice_or("type", "sphere", {"sphere", "box", "half_space"});
+  Shape shape;
+  if (type == "sphere") {
+    shape = Shape::sphere(reader.real_in("radius_m", 0.0, infinity, true));
+  } else if (type == "box") {
+    ConfigNode& size = reader.required("size_m");
+    Vec3 size_m = as_vec3(size);
+    for (int i = 0; i < 3; ++i)
+      if (!(size_m[i] > 0.0)) fail_at(size, "every edge length must be > 0");
+    shape = Shape::box(0.5 * size_m);
+  } else if (type == "half_space") {
+    Vec3 normal = reader.vec3_or("normal", Vec3::UnitZ());
+    if (normal.norm() < 1e-12) fail_at(reader.required("normal"), "the normal has zero length");
+    shape = Shape::half_space(normal);
+  }
+  reader.finish();
+  return shape;
+}
+
+/// Reads a plugin choice written as `name` or `{type: name, params: {...}, library: path}` and
+/// rewrites the node into the map form with the parameters filled in.
+PluginChoice read_plugin_choice(ConfigNode& node, PluginKind kind, PluginRegistry& registry,
+                                const fs::path& base_directory) {
+  if (node.is_scalar()) {
+    ConfigNode map(ConfigNode::Kind::map, node.location(), node.path());
+    map.set("type", ConfigNode::make_scalar(node.scalar(), node.location(), ""));
+    node = std::move(map);
+    node.rebase_path(node.path());
+  }
+  MapReader reader(node);
+  PluginChoice choice;
+  choice.kind = kind;
+  choice.config_path = node.path();
+  ConfigNode& type_node = reader.required("type");
+  choice.type = as_string(type_node);
+  if (ConfigNode* library = reader.optional("library")) {
+    fs::path path = as_string(*library);
+    if (path.is_relative()) path = base_directory / path;
+    choice.library = path;
+  }
+  const PluginInfo* info = registry.find(kind, choice.type, choice.library);
+  if (info == nullptr) fail_at(type_node, registry.unknown_plugin_message(kind, choice.type));
+  choice.info = info;
+  if (!reader.has("params")) node.set("params", ConfigNode(ConfigNode::Kind::map, {}, ""));
+  ConfigNode& params = reader.required("params");
+  choice.params = validate_parameters(
+      info->schema, params, std::string(plugin_kind_name(kind)) + " '" + choice.type + "'");
+  reader.finish();
+  return choice;
+}
+
+MaterialPalette read_materials(ConfigNode& node) {
+  MaterialPalette palette;
+  MapReader reader(node);
+  if (ConfigNode* solids = reader.optional("solids")) {
+    MapReader solids_reader(*solids);
+    for (auto& [name, entry] : solids->entries()) {
+      solids_reader.has(name);
+      MapReader m(entry);
+      SolidMaterial material;
+      material.density_kg_per_m3 = m.real_in("density_kg_per_m3", 0.0, infinity, true);
+      material.youngs_modulus_Pa = m.real_in("youngs_modulus_Pa", 0.0, infinity, true);
+      material.poisson_ratio = m.real_in("poisson_ratio", 0.0, 0.5, false, true);
+      m.finish();
+      palette.solids[name] = material;
+    }
+    solids_reader.finish();
+  }
+  if (ConfigNode* pairs = reader.optional("pairs")) {
+    if (!pairs->is_sequence()) fail_at(*pairs, "must be a list of pair materials");
+    for (std::size_t i = 0; i < pairs->size(); ++i) {
+      ConfigNode& entry = pairs->at(i);
+      MapReader m(entry);
+      ConfigNode& names = m.required("materials");
+      if (!names.is_sequence() || names.size() != 2)
+        fail_at(names, "must be a list of two solid material names [A, B]");
+      std::vector<std::string> known;
+      for (const auto& [name, solid] : palette.solids) known.push_back(name);
+      for (std::size_t k = 0; k < 2; ++k) {
+        const std::string name = as_string(names.at(k));
+        if (!palette.solids.count(name)) {
+          std::string suggestion = did_you_mean(name, known);
+          fail_at(names.at(k),
+                  "unknown solid material '" + name + "'" +
+                      (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+                      "; known solids: " + join(known, ", "));
+        }
+      }
+      PairMaterial material;
+      material.restitution = m.real_in("restitution", 0.0, 1.0);
+      material.friction_kinetic = m.real_in_or("friction_kinetic", 0.0, 0.0, infinity);
+      material.friction_static =
+          m.real_in_or("friction_static", material.friction_kinetic, 0.0, infinity);
+      material.rolling_friction = m.real_in_or("rolling_friction", 0.0, 0.0, infinity);
+      m.finish();
+      if (material.friction_static < material.friction_kinetic)
+        fail_at(entry, "friction_static must be ≥ friction_kinetic");
+      auto key = sorted_pair(as_string(names.at(0)), as_string(names.at(1)));
+      if (palette.pairs.count(key))
+        fail_at(entry, "pair material (" + key.first + ", " + key.second + ") is given twice");
+      palette.pairs[key] = material;
+    }
+  }
+  reader.finish();
+  return palette;
+}
+
+}  // namespace
+
+const PairMaterial* MaterialPalette::find_pair(const std::string& a, const std::string& b) const {
+  auto it = pairs.find(sorted_pair(a, b));
+  return it == pairs.end() ? nullptr : &it->second;
+}
+
+const PairMaterial& MaterialPalette::pair(const std::string& a, const std::string& b) const {
+  if (const PairMaterial* found = find_pair(a, b)) return *found;
+  throw InputError("missing pair material (" + a + ", " + b + ")");
+}
+
+ParameterValues validate_parameters(const ParameterSchema& schema, ConfigNode& params,
+                                    const std::string& plugin_description) {
+  MapReader reader(params);
+  std::map<std::string, ParameterValue> values;
+  for (const ParameterSpec& spec : schema) {
+    ConfigNode* node = reader.optional(spec.name);
+    switch (spec.type) {
+      case ParameterType::real: {
+        const double fallback = std::get<double>(spec.default_value);
+        const double value = node ? as_real(*node) : reader.real_or(spec.name, fallback);
+        if (node)
+          check_range(*node, value, spec.minimum, spec.maximum, spec.minimum_exclusive,
+                      spec.maximum_exclusive, spec.unit);
+        values[spec.name] = value;
+        break;
+      }
+      case ParameterType::integer: {
+        const auto fallback = std::get<std::int64_t>(spec.default_value);
+        const std::int64_t value =
+            node ? as_integer(*node) : reader.integer_or(spec.name, fallback);
+        if (node)
+          check_range(*node, static_cast<double>(value), spec.minimum, spec.maximum,
+                      spec.minimum_exclusive, spec.maximum_exclusive, spec.unit);
+        values[spec.name] = value;
+        break;
+      }
+      case ParameterType::boolean:
+        values[spec.name] = reader.boolean_or(spec.name, std::get<bool>(spec.default_value));
+        break;
+      case ParameterType::choice:
+        values[spec.name] =
+            reader.choice_or(spec.name, std::get<std::string>(spec.default_value), spec.choices);
+        break;
+      case ParameterType::text:
+        values[spec.name] = reader.string_or(spec.name, std::get<std::string>(spec.default_value));
+        break;
+    }
+  }
+  try {
+    reader.finish();
+  } catch (const InputError& e) {
+    std::vector<std::string> names;
+    for (const auto& spec : schema) names.push_back(spec.name);
+    throw InputError(std::string(e.what()) + "; " + plugin_description + " accepts " +
+                     (names.empty() ? std::string("no parameters") : join(names, ", ")));
+  }
+  return ParameterValues(std::move(values));
+}
+
+MassProperties shape_mass_properties(const Shape& shape, double density) {
+  MassProperties mass;
+  switch (shape.type) {
+    case ShapeType::sphere: {
+      const double r = shape.radius_m;
+      mass.mass_kg = density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+      mass.inertia_Cm_B = Mat3::Identity() * (0.4 * mass.mass_kg * r * r);
+      break;
+    }
+    case ShapeType::box: {
+      const Vec3 size = 2.0 * shape.half_extents_m;
+      mass.mass_kg = density * size.prod();
+      const Vec3 sq = size.cwiseProduct(size);
+      mass.inertia_Cm_B =
+          (mass.mass_kg / 12.0 * Vec3(sq.y() + sq.z(), sq.x() + sq.z(), sq.x() + sq.y()))
+              .asDiagonal();
+      break;
+    }
+    case ShapeType::half_space:
+      mass.mass_kg = infinity;
+      break;
+  }
+  return mass;
+}
+
+Aabb shape_aabb(const Shape& shape, const Pose& X_WG) {
+  Aabb box;
+  switch (shape.type) {
+    case ShapeType::sphere:
+      box.min_W = X_WG.p - Vec3::Constant(shape.radius_m);
+      box.max_W = X_WG.p + Vec3::Constant(shape.radius_m);
+      break;
+    case ShapeType::box: {
+      // Half-widths of a rotated box: |R|·h.
+      const Vec3 h = X_WG.R.cwiseAbs() * shape.half_extents_m;
+      box.min_W = X_WG.p - h;
+      box.max_W = X_WG.p + h;
+      break;
+    }
+    case ShapeType::half_space: {
+      // Unbounded except along an axis the normal is aligned with.
+      const Vec3 n_W = X_WG.R * shape.normal;
+      for (int i = 0; i < 3; ++i) {
+        box.min_W[i] = -infinity;
+        box.max_W[i] = infinity;
+        const bool aligned = std::abs(std::abs(n_W[i]) - 1.0) < 1e-12;
+        if (aligned && n_W[i] > 0) box.max_W[i] = X_WG.p[i];
+        if (aligned && n_W[i] < 0) box.min_W[i] = X_WG.p[i];
+      }
+      break;
+    }
+  }
+  return box;
+}
+
+Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry& registry) {
+  Scene scene;
+  scene.source_file = source_file;
+  scene.resolved = std::move(config);
+  ConfigNode& root = scene.resolved;
+  const fs::path base_directory = source_file.parent_path();
+  MapReader top(root);
+
+  scene.name = top.string_or("name", source_file.stem().string());
+  if (top.has("description")) as_string(top.required("description"));
+  scene.duration_s = top.real_in("duration_s", 0.0, infinity, true);
+  scene.gravity_W = top.vec3_or("gravity_m_per_s2", Vec3(0.0, 0.0, -9.81));
+  {
+    if (!top.has("output")) root.set("output", ConfigNode(ConfigNode::Kind::map, {}, ""));
+    MapReader output(top.required("output"));
+    scene.output_interval_s = output.real_in_or("interval_s", 1e-3, 0.0, infinity, true);
+    scene.record_contacts = output.boolean_or("contacts", true);
+    output.finish();
+  }
+
+  if (ConfigNode* materials = top.optional("materials"))
+    scene.materials = read_materials(*materials);
+
+  // --- plugin choices (defaults filled in so the resolved file shows them) ---
+  auto ensure_map = [](ConfigNode& parent, const std::string& key) -> ConfigNode& {
+    if (!parent.find(key)) parent.set(key, ConfigNode(ConfigNode::Kind::map, {}, ""));
+    return *parent.find(key);
+  };
+  auto ensure_choice = [](ConfigNode& parent, const std::string& key,
+                          const std::string& default_type) -> ConfigNode& {
+    if (!parent.find(key))
+      parent.set(key, ConfigNode::make_scalar(default_type, {"<default>", 0, 0}, ""));
+    return *parent.find(key);
+  };
+  {
+    top.has("collision");
+    ConfigNode& collision = ensure_map(root, "collision");
+    MapReader reader(collision);
+    reader.has("broad_phase");
+    reader.has("narrow_phase");
+    reader.finish();
+    scene.broad_phase = read_plugin_choice(ensure_choice(collision, "broad_phase", "brute_force"),
+                                           PluginKind::broad_phase, registry, base_directory);
+    ConfigNode& narrow = ensure_choice(collision, "narrow_phase", "primitive");
+    if (!narrow.is_sequence()) {
+      // A single choice is a chain of one.
+      ConfigNode chain(ConfigNode::Kind::sequence, narrow.location(), narrow.path());
+      chain.push_back(narrow);
+      narrow = std::move(chain);
+      narrow.rebase_path(narrow.path());
+    }
+    if (narrow.size() == 0) fail_at(narrow, "the narrow-phase chain is empty");
+    for (std::size_t i = 0; i < narrow.size(); ++i)
+      scene.narrow_phase.push_back(
+          read_plugin_choice(narrow.at(i), PluginKind::narrow_phase, registry, base_directory));
+  }
+  {
+    top.has("contact");
+    ConfigNode& contact = ensure_map(root, "contact");
+    MapReader reader(contact);
+    reader.has("force_law");
+    reader.has("friction");
+    reader.finish();
+    scene.force_law = read_plugin_choice(ensure_choice(contact, "force_law", "hertz"),
+                                         PluginKind::force_law, registry, base_directory);
+    scene.friction = read_plugin_choice(ensure_choice(contact, "friction", "none"),
+                                        PluginKind::friction, registry, base_directory);
+  }
+  top.has("integrator");
+  scene.integrator = read_plugin_choice(ensure_choice(root, "integrator", "rk4"),
+                                        PluginKind::integrator, registry, base_directory);
+
+  // --- bodies and geometries ---
+  ConfigNode& bodies = top.required("bodies");
+  if (!bodies.is_sequence() || bodies.size() == 0)
+    fail_at(bodies, "must be a non-empty list of bodies");
+  std::set<std::string> body_names, geometry_names;
+  std::vector<std::string> solid_names;
+  for (const auto& [name, solid] : scene.materials.solids) solid_names.push_back(name);
+  std::vector<const ConfigNode*> geometry_nodes;
+
+  for (std::size_t b = 0; b < bodies.size(); ++b) {
+    ConfigNode& body_node = bodies.at(b);
+    MapReader reader(body_node);
+    BodyModel body;
+    ConfigNode& name_node = reader.required("name");
+    body.name = as_string(name_node);
+    if (!body_names.insert(body.name).second)
+      fail_at(name_node, "body name '" + body.name + "' is used twice");
+
+    body.joint = read_plugin_choice(ensure_choice(body_node, "joint", "free"), PluginKind::joint,
+                                    registry, base_directory);
+    reader.has("joint");
+    auto joint = registry.create<Joint>(*body.joint.info, body.joint.params);
+    body.nq = joint->nq();
+    body.nv = joint->nv();
+    if (body.nv < 0 || body.nv > 6 || body.nq < 0 || body.nq < body.nv)
+      throw PluginError(
+          "joint '" + body.joint.type + "' from '" + body.joint.info->library_path.string() +
+          "' reports nq = " + std::to_string(body.nq) + ", nv = " + std::to_string(body.nv) +
+          "; a joint has 0 ≤ nv ≤ 6 and nq ≥ nv");
+
+    // Geometry.
+    if (ConfigNode* geometry_list = reader.optional("geometry")) {
+      if (!geometry_list->is_sequence()) fail_at(*geometry_list, "must be a list of geometries");
+      for (std::size_t g = 0; g < geometry_list->size(); ++g) {
+        ConfigNode& geometry_node = geometry_list->at(g);
+        MapReader gr(geometry_node);
+        GeometryModel geometry;
+        ConfigNode& geometry_name = gr.required("name");
+        geometry.name = as_string(geometry_name);
+        if (!geometry_names.insert(geometry.name).second)
+          fail_at(geometry_name, "geometry name '" + geometry.name + "' is used twice");
+        geometry.body = b;
+        geometry.shape = read_shape(gr.required("shape"));
+        if (ConfigNode* pose = gr.optional("pose")) geometry.X_BG = read_pose(*pose);
+        ConfigNode& material = gr.required("material");
+        geometry.material = as_string(material);
+        if (!scene.materials.solids.count(geometry.material)) {
+          std::string suggestion = did_you_mean(geometry.material, solid_names);
+          fail_at(material,
+                  "unknown solid material '" + geometry.material + "'" +
+                      (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+                      (solid_names.empty() ? "; the palette has no solids (include "
+                                             "configs/materials.yaml?)"
+                                           : "; known solids: " + join(solid_names, ", ")));
+        }
+        geometry.collidable = gr.boolean_or("collidable", true);
+        if (ConfigNode* radius = gr.optional("contact_radius_m")) {
+          geometry.shape.contact_radius_m = as_real(*radius);
+          check_range(*radius, geometry.shape.contact_radius_m, 0.0, infinity, true, false, "m");
+        }
+        gr.finish();
+        body.geometries.push_back(scene.geometries.size());
+        scene.geometries.push_back(geometry);
+        geometry_nodes.push_back(&geometry_node);
+      }
+    }
+
+    // Mass properties: given, or from geometry and density.
+    if (ConfigNode* mass_node = reader.optional("mass")) {
+      MapReader mr(*mass_node);
+      ConfigNode& m = mr.required("mass_kg");
+      body.mass.mass_kg = as_real(m);
+      if (!(body.mass.mass_kg > 0.0)) fail_at(m, "mass must be > 0 kg, got " + m.scalar());
+      body.mass.p_BCm = mr.vec3_or("center_of_mass_m", Vec3::Zero());
+      ConfigNode& inertia = mr.required("inertia_kg_m2");
+      if (!inertia.is_sequence() || (inertia.size() != 3 && inertia.size() != 6))
+        fail_at(inertia,
+                "must be [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] about the "
+                "centre of mass, body axes");
+      std::vector<double> I;
+      for (std::size_t i = 0; i < inertia.size(); ++i) I.push_back(as_real(inertia.at(i)));
+      if (I.size() == 3) I.insert(I.end(), {0.0, 0.0, 0.0});
+      body.mass.inertia_Cm_B << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
+      Eigen::SelfAdjointEigenSolver<Mat3> eigen(body.mass.inertia_Cm_B);
+      const Vec3 principal = eigen.eigenvalues();
+      if (!(principal.minCoeff() > 0.0)) fail_at(inertia, "the inertia must be positive definite");
+      if (principal[0] + principal[1] < principal[2] * (1.0 - 1e-12))
+        fail_at(inertia, "the principal moments violate the triangle inequality");
+      mr.finish();
+    } else if (body.moves()) {
+      double total = 0.0;
+      Vec3 first_moment = Vec3::Zero();
+      for (std::size_t g : body.geometries) {
+        const GeometryModel& geometry = scene.geometries[g];
+        if (geometry.shape.type == ShapeType::half_space)
+          fail_at(*geometry_nodes[g], "a half_space has infinite mass; put it on a fixed body");
+        const double density = scene.materials.solids.at(geometry.material).density_kg_per_m3;
+        const MassProperties part = shape_mass_properties(geometry.shape, density);
+        total += part.mass_kg;
+        first_moment += part.mass_kg * geometry.X_BG.p;
+      }
+      if (!(total > 0.0))
+        fail_at(body_node, "body '" + body.name +
+                               "' has zero mass: give it geometry with a material, or a `mass:` "
+                               "entry with mass_kg and inertia_kg_m2");
+      body.mass.mass_kg = total;
+      body.mass.p_BCm = first_moment / total;
+      Mat3 inertia = Mat3::Zero();
+      for (std::size_t g : body.geometries) {
+        const GeometryModel& geometry = scene.geometries[g];
+        const double density = scene.materials.solids.at(geometry.material).density_kg_per_m3;
+        const MassProperties part = shape_mass_properties(geometry.shape, density);
+        const Vec3 d = geometry.X_BG.p - body.mass.p_BCm;
+        // Rotate into body axes, then parallel-axis shift to the body's centre of mass.
+        inertia += geometry.X_BG.R * part.inertia_Cm_B * geometry.X_BG.R.transpose() +
+                   part.mass_kg * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+      }
+      body.mass.inertia_Cm_B = inertia;
+    }
+
+    // Initial state.
+    Pose X_WB;
+    Vec3 v_WCm = Vec3::Zero(), w_WB = Vec3::Zero();
+    ConfigNode* initial = reader.optional("initial");
+    if (initial) {
+      MapReader ir(*initial);
+      X_WB.p = ir.vec3_or("position_m", Vec3::Zero());
+      if (ConfigNode* orientation = ir.optional("orientation"))
+        X_WB.R = read_orientation(*orientation);
+      v_WCm = ir.vec3_or("velocity_m_per_s", Vec3::Zero());
+      w_WB = ir.vec3_or("angular_velocity_rad_per_s", Vec3::Zero());
+      ir.finish();
+    }
+    body.X_WB_initial = X_WB;
+    body.v_WCm_initial = v_WCm;
+    body.w_WB_initial = w_WB;
+    if (body.nq == 0 && body.nv == 0) {
+      // A joint without coordinates places the body where `initial` says, for good.
+      body.X_WJ = X_WB;
+      if (v_WCm.norm() > 0.0 || w_WB.norm() > 0.0)
+        fail_at(*initial, "body '" + body.name + "' has a " + body.joint.type +
+                              " joint and cannot have an initial velocity");
+    } else {
+      // The joint's coordinates carry the pose; the joint frame is the world frame.
+      body.X_WJ = Pose::identity();
+      const Vec3 v_WBo = v_WCm - w_WB.cross(X_WB.R * body.mass.p_BCm);
+      body.q_initial.assign(body.nq, 0.0);
+      body.v_initial.assign(body.nv, 0.0);
+      if (!joint->from_pose(X_WB, v_WBo, w_WB, body.q_initial, body.v_initial))
+        fail_at(initial ? *initial : body_node,
+                "a " + body.joint.type +
+                    " joint cannot realise the initial pose and velocity "
+                    "of body '" +
+                    body.name + "'");
+    }
+    reader.finish();
+    scene.bodies.push_back(std::move(body));
+  }
+
+  // --- pair checks: every pair that can touch needs a narrow phase and a pair material ---
+  ConfigNode& narrow_node = *root.find("collision")->find("narrow_phase");
+  std::vector<std::shared_ptr<NarrowPhase>> chain_probes;
+  for (const PluginChoice& choice : scene.narrow_phase)
+    chain_probes.push_back(registry.create<NarrowPhase>(*choice.info, choice.params));
+  for (std::size_t i = 0; i < scene.geometries.size(); ++i) {
+    for (std::size_t j = i + 1; j < scene.geometries.size(); ++j) {
+      const GeometryModel& a = scene.geometries[i];
+      const GeometryModel& b = scene.geometries[j];
+      if (!a.collidable || !b.collidable || a.body == b.body) continue;
+      if (!scene.bodies[a.body].moves() && !scene.bodies[b.body].moves()) continue;
+      bool supported = false;
+      for (const auto& probe : chain_probes) {
+        if (probe->supports(a.shape.type, b.shape.type)) {
+          supported = true;
+          break;
+        }
+      }
+      if (!supported) {
+        std::vector<std::string> chain;
+        for (const auto& choice : scene.narrow_phase) chain.push_back(choice.type);
+        fail_at(narrow_node, std::string("no narrow phase in the chain [") + join(chain, ", ") +
+                                 "] supports the shape pair " + shape_type_name(a.shape.type) +
+                                 "–" + shape_type_name(b.shape.type) + " (geometries '" + a.name +
+                                 "' and '" + b.name + "')");
+      }
+      if (!scene.materials.find_pair(a.material, b.material))
+        fail_at(*geometry_nodes[j], "missing pair material (" + a.material + ", " + b.material +
+                                        ") for geometries '" + a.name + "' and '" + b.name +
+                                        "'; add it under materials.pairs");
+    }
+  }
+  top.finish();
+  return scene;
+}
+
+}  // namespace contactlab::core

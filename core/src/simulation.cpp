@@ -1,0 +1,451 @@
+// Rigid-body dynamics with contact: kinematics → broad phase → narrow phase → force law and
+// friction → Newton–Euler per body (each body hangs from the world by one joint).
+#include "contactlab/core/simulation.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "contactlab/core/recorder.hpp"
+
+namespace contactlab::core {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Matrix6 = Eigen::Matrix<double, 6, 6>;
+using Vector6 = Eigen::Matrix<double, 6, 1>;
+using JointMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+using JointVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double harmonic_sum(double a, double b) {
+  // (1/a + 1/b)⁻¹ with ∞ treated as "no contribution".
+  if (std::isinf(a)) return b;
+  if (std::isinf(b)) return a;
+  return a * b / (a + b);
+}
+
+}  // namespace
+
+struct Simulation::BodyRuntime {
+  std::shared_ptr<Joint> joint;
+  std::size_t q_offset = 0, v_offset = 0;
+  int nq = 0, nv = 0;
+  Pose X_WJ;
+  double mass_kg = 0.0;
+  Vec3 p_BCm = Vec3::Zero();
+  Mat3 inertia_Cm_B = Mat3::Zero();
+  // Per evaluation:
+  Pose X_WB;
+  Vec3 v_WBo = Vec3::Zero();  ///< velocity of the body origin
+  Vec3 w_WB = Vec3::Zero();
+  Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> S_W;  ///< motion subspace, world axes, [v; ω]
+  Vector6 bias_W = Vector6::Zero();
+  Vec3 force_W = Vec3::Zero();      ///< total external force
+  Vec3 torque_Bo_W = Vec3::Zero();  ///< total external torque about the body origin
+  std::vector<double> S_buffer;     ///< joint output, column-major 6 × nv
+  std::vector<double> bias_buffer;
+};
+
+Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(scene) {
+  broad_phase_ = registry.create<BroadPhase>(*scene.broad_phase.info, scene.broad_phase.params);
+  for (const PluginChoice& choice : scene.narrow_phase)
+    narrow_chain_.push_back(registry.create<NarrowPhase>(*choice.info, choice.params));
+  force_law_ = registry.create<ForceLaw>(*scene.force_law.info, scene.force_law.params);
+  friction_ = registry.create<Friction>(*scene.friction.info, scene.friction.params);
+  integrator_ = registry.create<Integrator>(*scene.integrator.info, scene.integrator.params);
+
+  dispatch_.assign(shape_type_count * shape_type_count, -1);
+  for (int a = 0; a < shape_type_count; ++a)
+    for (int b = 0; b < shape_type_count; ++b)
+      for (std::size_t k = 0; k < narrow_chain_.size(); ++k)
+        if (narrow_chain_[k]->supports(static_cast<ShapeType>(a), static_cast<ShapeType>(b))) {
+          dispatch_[a * shape_type_count + b] = static_cast<int>(k);
+          break;
+        }
+
+  bodies_.resize(scene.bodies.size());
+  for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
+    const BodyModel& model = scene.bodies[i];
+    BodyRuntime& body = bodies_[i];
+    body.joint = registry.create<Joint>(*model.joint.info, model.joint.params);
+    body.nq = model.nq;
+    body.nv = model.nv;
+    body.q_offset = nq_;
+    body.v_offset = nv_;
+    nq_ += model.nq;
+    nv_ += model.nv;
+    body.X_WJ = model.X_WJ;
+    body.mass_kg = model.mass.mass_kg;
+    body.p_BCm = model.mass.p_BCm;
+    body.inertia_Cm_B = model.mass.inertia_Cm_B;
+    body.S_W.resize(6, model.nv);
+    body.S_buffer.assign(6 * model.nv, 0.0);
+    body.bias_buffer.assign(6, 0.0);
+    body.X_WB = model.X_WJ;
+  }
+
+  X_WG_.resize(scene.geometries.size());
+  for (std::size_t g = 0; g < scene.geometries.size(); ++g)
+    if (scene.geometries[g].collidable) proxy_geometry_.push_back(g);
+  broad_phase_->resize(static_cast<std::uint32_t>(proxy_geometry_.size()), Aabb{});
+  pairs_.reserve(4 * proxy_geometry_.size() + 16);
+  candidates_.reserve(4 * proxy_geometry_.size() + 16);
+  samples_.reserve(4 * proxy_geometry_.size() + 16);
+}
+
+Simulation::~Simulation() = default;
+
+std::vector<double> Simulation::initial_state() const {
+  std::vector<double> y(nq_ + nv_, 0.0);
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    const BodyModel& model = scene_.bodies[i];
+    const BodyRuntime& body = bodies_[i];
+    for (int k = 0; k < body.nq; ++k) y[body.q_offset + k] = model.q_initial[k];
+    for (int k = 0; k < body.nv; ++k) y[nq_ + body.v_offset + k] = model.v_initial[k];
+  }
+  return y;
+}
+
+void Simulation::compute_kinematics(std::span<const double> y) {
+  const auto q_all = y.first(nq_);
+  const auto v_all = y.subspan(nq_, nv_);
+  for (BodyRuntime& body : bodies_) {
+    if (body.nv == 0 && body.nq == 0) {
+      body.X_WB = body.X_WJ;
+      body.v_WBo.setZero();
+      body.w_WB.setZero();
+      continue;
+    }
+    const auto q = q_all.subspan(body.q_offset, body.nq);
+    const auto v = v_all.subspan(body.v_offset, body.nv);
+    body.X_WB = body.X_WJ * body.joint->transform(q);
+    body.joint->motion_subspace(q, body.S_buffer);
+    body.joint->bias_acceleration(q, v, body.bias_buffer);
+    const Eigen::Map<const Eigen::Matrix<double, 6, Eigen::Dynamic>> S_J(body.S_buffer.data(), 6,
+                                                                         body.nv);
+    // Joint axes → world axes (the placement X_WJ is constant).
+    body.S_W.topRows<3>() = body.X_WJ.R * S_J.topRows<3>();
+    body.S_W.bottomRows<3>() = body.X_WJ.R * S_J.bottomRows<3>();
+    const Eigen::Map<const Vector6> bias_J(body.bias_buffer.data());
+    body.bias_W.head<3>() = body.X_WJ.R * bias_J.head<3>();
+    body.bias_W.tail<3>() = body.X_WJ.R * bias_J.tail<3>();
+    const Eigen::Map<const Eigen::VectorXd> v_vec(v.data(), body.nv);
+    const Vector6 twist = body.S_W * v_vec;
+    body.v_WBo = twist.head<3>();
+    body.w_WB = twist.tail<3>();
+  }
+  for (std::size_t g = 0; g < scene_.geometries.size(); ++g)
+    X_WG_[g] = bodies_[scene_.geometries[g].body].X_WB * scene_.geometries[g].X_BG;
+}
+
+void Simulation::detect_contacts() {
+  auto start = Clock::now();
+  for (std::size_t p = 0; p < proxy_geometry_.size(); ++p) {
+    const std::size_t g = proxy_geometry_[p];
+    broad_phase_->set_box(static_cast<ProxyId>(p),
+                          shape_aabb(scene_.geometries[g].shape, X_WG_[g]));
+  }
+  broad_phase_->collect_pairs(pairs_);
+  stats_.broad_phase_s += seconds_since(start);
+
+  start = Clock::now();
+  candidates_.clear();
+  for (const ProxyPair& pair : pairs_) {
+    std::size_t a = proxy_geometry_[pair.a], b = proxy_geometry_[pair.b];
+    if (a > b) std::swap(a, b);
+    const GeometryModel& ga = scene_.geometries[a];
+    const GeometryModel& gb = scene_.geometries[b];
+    // Filtering: never within one body, never between two bodies that cannot move.
+    if (ga.body == gb.body) continue;
+    if (bodies_[ga.body].nv == 0 && bodies_[gb.body].nv == 0) continue;
+    const int k = dispatch_[static_cast<int>(ga.shape.type) * shape_type_count +
+                            static_cast<int>(gb.shape.type)];
+    if (k < 0)
+      throw SimulationError(std::string("no narrow phase supports ") +
+                            shape_type_name(ga.shape.type) + "–" + shape_type_name(gb.shape.type));
+    Candidate candidate;
+    candidate.a = a;
+    candidate.b = b;
+    NarrowPhaseCache& cache = caches_[pair_key(a, b)];
+    narrow_chain_[k]->query(ga.shape, X_WG_[a], gb.shape, X_WG_[b], cache, candidate.geometry);
+    ++stats_.narrow_phase_queries;
+    candidates_.push_back(candidate);
+  }
+  stats_.narrow_phase_s += seconds_since(start);
+}
+
+ContactKinematics Simulation::contact_kinematics(double t, std::size_t index) const {
+  const Candidate& candidate = candidates_[index];
+  const GeometryModel& ga = scene_.geometries[candidate.a];
+  const GeometryModel& gb = scene_.geometries[candidate.b];
+  const BodyRuntime& A = bodies_[ga.body];
+  const BodyRuntime& B = bodies_[gb.body];
+  ContactKinematics k;
+  k.time_s = t;
+  k.penetration_m = std::max(0.0, -candidate.geometry.distance_m);
+  k.normal_W = candidate.geometry.normal_W;
+  k.point_W = 0.5 * (candidate.geometry.point_a_W + candidate.geometry.point_b_W);
+  const Vec3 v_A = A.v_WBo + A.w_WB.cross(k.point_W - A.X_WB.p);
+  const Vec3 v_B = B.v_WBo + B.w_WB.cross(k.point_W - B.X_WB.p);
+  const Vec3 relative = v_B - v_A;
+  const double normal_speed = relative.dot(k.normal_W);
+  k.penetration_rate_m_per_s = -normal_speed;
+  k.slip_velocity_W = relative - normal_speed * k.normal_W;
+  k.relative_angular_velocity_W = B.w_WB - A.w_WB;
+  k.effective_radius_m = harmonic_sum(ga.shape.contact_radius_m, gb.shape.contact_radius_m);
+  const SolidMaterial& ma = scene_.materials.solids.at(ga.material);
+  const SolidMaterial& mb = scene_.materials.solids.at(gb.material);
+  // Neumayr (2025) eq. 7.2.
+  k.effective_modulus_Pa =
+      1.0 / ((1.0 - ma.poisson_ratio * ma.poisson_ratio) / ma.youngs_modulus_Pa +
+             (1.0 - mb.poisson_ratio * mb.poisson_ratio) / mb.youngs_modulus_Pa);
+  const double mass_a = A.nv == 0 ? std::numeric_limits<double>::infinity() : A.mass_kg;
+  const double mass_b = B.nv == 0 ? std::numeric_limits<double>::infinity() : B.mass_kg;
+  k.effective_mass_kg = harmonic_sum(mass_a, mass_b);
+  k.material = *scene_.materials.find_pair(ga.material, gb.material);
+  auto living = living_.find(pair_key(candidate.a, candidate.b));
+  k.impact_velocity_m_per_s = living != living_.end() ? living->second.state.impact_velocity_m_per_s
+                                                      : k.penetration_rate_m_per_s;
+  return k;
+}
+
+void Simulation::compute_forces(double t, bool record) {
+  const auto start = Clock::now();
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    BodyRuntime& body = bodies_[i];
+    const Vec3 p_WCm = body.X_WB.R * body.p_BCm;  // COM relative to the body origin
+    body.force_W = body.nv ? Vec3(body.mass_kg * scene_.gravity_W) : Vec3::Zero();
+    body.torque_Bo_W = p_WCm.cross(body.force_W);
+  }
+  if (record) samples_.clear();
+  ContactState provisional;
+  for (std::size_t c = 0; c < candidates_.size(); ++c) {
+    const Candidate& candidate = candidates_[c];
+    if (!(candidate.geometry.distance_m < 0.0)) continue;
+    const ContactKinematics k = contact_kinematics(t, c);
+    auto living = living_.find(pair_key(candidate.a, candidate.b));
+    const ContactState* state = &provisional;
+    if (living != living_.end()) {
+      state = &living->second.state;
+    } else {
+      // Not yet born (the step that created it is still in progress): behave as if born now.
+      provisional = ContactState{};
+      provisional.birth_time_s = t;
+      provisional.impact_velocity_m_per_s = k.penetration_rate_m_per_s;
+    }
+    const double normal_force = force_law_->normal_force(k, *state);
+    const FrictionResult friction = friction_->compute(k, normal_force, *state);
+    const Vec3 force_on_B = normal_force * k.normal_W + friction.force_W;
+    BodyRuntime& A = bodies_[scene_.geometries[candidate.a].body];
+    BodyRuntime& B = bodies_[scene_.geometries[candidate.b].body];
+    B.force_W += force_on_B;
+    B.torque_Bo_W += (k.point_W - B.X_WB.p).cross(force_on_B) + friction.torque_W;
+    A.force_W -= force_on_B;
+    A.torque_Bo_W -= (k.point_W - A.X_WB.p).cross(force_on_B) + friction.torque_W;
+    if (record) {
+      ContactSample sample;
+      sample.geometry_a = candidate.a;
+      sample.geometry_b = candidate.b;
+      sample.geometry = candidate.geometry;
+      sample.point_W = k.point_W;
+      sample.normal_force_N = normal_force;
+      sample.tangential_force_W = friction.force_W;
+      samples_.push_back(sample);
+    }
+  }
+  stats_.response_s += seconds_since(start);
+}
+
+void Simulation::compute_accelerations(std::span<const double> y, std::span<double> y_rate) {
+  const auto start = Clock::now();
+  const auto q_all = y.first(nq_);
+  const auto v_all = y.subspan(nq_, nv_);
+  for (BodyRuntime& body : bodies_) {
+    if (body.nv == 0 && body.nq == 0) continue;
+    const auto q = q_all.subspan(body.q_offset, body.nq);
+    const auto v = v_all.subspan(body.v_offset, body.nv);
+    body.joint->configuration_rate(q, v, y_rate.subspan(body.q_offset, body.nq));
+    if (body.nv == 0) continue;
+    // Newton–Euler about the body origin o with the COM at c (world axes). Unknowns a_o, ω̇:
+    //   m a_o − m[c]× ω̇                   = F − m ω×(ω×c)
+    //   m[c]× a_o + (I_c − m[c]×[c]×) ω̇   = τ_o − ω×(I_c ω) − m c×(ω×(ω×c))
+    // (the second row is Euler's equation about the COM with τ_c = τ_o − c×F substituted).
+    const double m = body.mass_kg;
+    const Vec3 c = body.X_WB.R * body.p_BCm;
+    const Mat3 I_c = body.X_WB.R * body.inertia_Cm_B * body.X_WB.R.transpose();
+    const Vec3& w = body.w_WB;
+    const Mat3 C = skew(c);
+    Matrix6 M;
+    M.topLeftCorner<3, 3>() = m * Mat3::Identity();
+    M.topRightCorner<3, 3>() = -m * C;
+    M.bottomLeftCorner<3, 3>() = m * C;
+    M.bottomRightCorner<3, 3>() = I_c - m * C * C;
+    const Vec3 centripetal = w.cross(w.cross(c));
+    Vector6 rhs;
+    rhs.head<3>() = body.force_W - m * centripetal;
+    rhs.tail<3>() = body.torque_Bo_W - w.cross(I_c * w) - m * c.cross(centripetal);
+    // Joint space: Sᵀ M S v̇ = Sᵀ (rhs − M·Ṡv). At most 6 × 6: kept on the stack.
+    const JointMatrix M_joint = body.S_W.transpose() * M * body.S_W;
+    const JointVector rhs_joint = body.S_W.transpose() * (rhs - M * body.bias_W);
+    Eigen::Map<Eigen::VectorXd> v_dot(y_rate.data() + nq_ + body.v_offset, body.nv);
+    v_dot = M_joint.ldlt().solve(rhs_joint);
+  }
+  stats_.dynamics_s += seconds_since(start);
+}
+
+void Simulation::derivative(double t, std::span<const double> y, std::span<double> y_rate) {
+  ++stats_.rhs_evaluations;
+  compute_kinematics(y);
+  detect_contacts();
+  compute_forces(t, false);
+  compute_accelerations(y, y_rate);
+  for (std::size_t i = 0; i < y_rate.size(); ++i)
+    if (!std::isfinite(y_rate[i]))
+      throw SimulationError("the state derivative became non-finite at t = " + std::to_string(t) +
+                            " s (a contact force diverged?)");
+}
+
+void Simulation::integrate_configuration(std::span<const double> q, std::span<const double> v,
+                                         double dt, std::span<double> q_out) {
+  for (const BodyRuntime& body : bodies_) {
+    if (body.nq == 0) continue;
+    body.joint->integrate(q.subspan(body.q_offset, body.nq), v.subspan(body.v_offset, body.nv), dt,
+                          q_out.subspan(body.q_offset, body.nq));
+  }
+}
+
+void Simulation::project(std::span<double> y) {
+  for (const BodyRuntime& body : bodies_)
+    if (body.nq) body.joint->normalize(y.subspan(body.q_offset, body.nq));
+}
+
+StepAction Simulation::step_completed(double t, std::span<const double> y) {
+  ++stats_.steps;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (std::isfinite(y[i])) continue;
+    std::string where = "a state variable";
+    for (std::size_t b = 0; b < bodies_.size(); ++b) {
+      const auto& body = bodies_[b];
+      const bool in_q = i >= body.q_offset && i < body.q_offset + body.nq;
+      const bool in_v = i >= nq_ + body.v_offset && i < nq_ + body.v_offset + body.nv;
+      if (in_q || in_v) where = "the state of body '" + scene_.bodies[b].name + "'";
+    }
+    throw SimulationError(where + " became non-finite at t = " + std::to_string(t) + " s");
+  }
+  compute_kinematics(y);
+  detect_contacts();
+  // Births: penetrating pairs without a living contact. Deaths: living contacts no longer
+  // penetrating (or no longer broad-phase candidates).
+  for (std::size_t c = 0; c < candidates_.size(); ++c) {
+    const Candidate& candidate = candidates_[c];
+    const double penetration = -candidate.geometry.distance_m;
+    stats_.max_penetration_m = std::max(stats_.max_penetration_m, penetration);
+    const std::uint64_t key = pair_key(candidate.a, candidate.b);
+    auto living = living_.find(key);
+    if (penetration > 0.0 && living == living_.end()) {
+      LivingContact contact;
+      contact.state.birth_time_s = t;
+      contact.state.impact_velocity_m_per_s = contact_kinematics(t, c).penetration_rate_m_per_s;
+      contact.max_penetration_m = penetration;
+      contact.last_seen_step = stats_.steps;
+      living_.emplace(key, contact);
+      ++stats_.events;
+      if (recorder_)
+        recorder_->event(
+            t, "contact_start", scene_.geometries[candidate.a].name,
+            scene_.geometries[candidate.b].name,
+            "impact_velocity_m_per_s=" + Recorder::number(contact.state.impact_velocity_m_per_s));
+    } else if (penetration > 0.0) {
+      living->second.max_penetration_m = std::max(living->second.max_penetration_m, penetration);
+      living->second.last_seen_step = stats_.steps;
+    }
+  }
+  for (auto it = living_.begin(); it != living_.end();) {
+    if (it->second.last_seen_step == stats_.steps) {
+      ++it;
+      continue;
+    }
+    ++stats_.events;
+    if (recorder_) {
+      const std::size_t a = it->first >> 32, b = it->first & 0xffffffffu;
+      recorder_->event(t, "contact_end", scene_.geometries[a].name, scene_.geometries[b].name,
+                       "duration_s=" + Recorder::number(t - it->second.state.birth_time_s) +
+                           ";max_penetration_m=" + Recorder::number(it->second.max_penetration_m));
+    }
+    it = living_.erase(it);
+  }
+  if (stop_ && stop_->load()) return StepAction::stop;
+  return StepAction::proceed;
+}
+
+void Simulation::output(double t, std::span<const double> y) {
+  if (recorder_) recorder_->output(t, y);
+  if (observer_) observer_(t, y);
+}
+
+BodyState Simulation::body_state(std::size_t index, std::span<const double> y) {
+  compute_kinematics(y);
+  const BodyRuntime& body = bodies_[index];
+  BodyState state;
+  const Vec3 c = body.X_WB.R * body.p_BCm;
+  state.p_WCm = body.X_WB.p + c;
+  state.q_WB = Eigen::Quaterniond(body.X_WB.R);
+  if (body.nq) {
+    // Report the quaternion the joint integrates when it has one (keeps sign continuity).
+    const auto q = y.subspan(body.q_offset, body.nq);
+    if (body.nq == 7) state.q_WB = Eigen::Quaterniond(q[3], q[4], q[5], q[6]);
+  }
+  state.v_WCm = body.v_WBo + body.w_WB.cross(c);
+  state.w_WB = body.w_WB;
+  return state;
+}
+
+double Simulation::total_energy(std::span<const double> y) {
+  compute_kinematics(y);
+  double energy = 0.0;
+  for (const BodyRuntime& body : bodies_) {
+    if (body.nv == 0) continue;
+    const Vec3 c = body.X_WB.R * body.p_BCm;
+    const Vec3 v_c = body.v_WBo + body.w_WB.cross(c);
+    const Mat3 I_c = body.X_WB.R * body.inertia_Cm_B * body.X_WB.R.transpose();
+    energy += 0.5 * body.mass_kg * v_c.squaredNorm() + 0.5 * body.w_WB.dot(I_c * body.w_WB);
+    energy -= body.mass_kg * scene_.gravity_W.dot(body.X_WB.p + c);
+  }
+  detect_contacts();
+  for (std::size_t c = 0; c < candidates_.size(); ++c)
+    if (candidates_[c].geometry.distance_m < 0.0)
+      energy += force_law_->potential_energy(contact_kinematics(0.0, c));
+  return energy;
+}
+
+const std::vector<ContactSample>& Simulation::contacts_at(double t, std::span<const double> y) {
+  compute_kinematics(y);
+  detect_contacts();
+  compute_forces(t, true);
+  return samples_;
+}
+
+IntegrationResult Simulation::run(Recorder* recorder, const std::atomic<bool>* stop) {
+  recorder_ = recorder;
+  stop_ = stop;
+  std::vector<double> y = initial_state();
+  project(y);
+  // Contacts already penetrating at t = 0 are born at t = 0.
+  step_completed(0.0, y);
+  --stats_.steps;
+  if (recorder_) recorder_->begin(*this, y);
+  output(0.0, y);
+  IntegrationResult result =
+      integrator_->integrate(*this, 0.0, scene_.duration_s, scene_.output_interval_s, y);
+  if (recorder_) recorder_->end(*this, y, result);
+  recorder_ = nullptr;
+  stop_ = nullptr;
+  return result;
+}
+
+}  // namespace contactlab::core

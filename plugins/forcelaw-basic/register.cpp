@@ -1,0 +1,20 @@
+// Registration glue of the forcelaw-basic plugin library.
+#include <contactlab/plugin.hpp>
+
+#include "hertz_force_law.hpp"
+#include "linear_force_law.hpp"
+
+namespace {
+
+const contactlab::PluginEntry entries[] = {
+    contactlab::plugin_entry<contactlab::ForceLaw, contactlab::plugins::LinearForceLaw>(
+        "linear", "Linear spring-damper f = k*delta + c*delta_dot, clamped to f >= 0 by default",
+        "1.0.0"),
+    contactlab::plugin_entry<contactlab::ForceLaw, contactlab::plugins::HertzForceLaw>(
+        "hertz", "Elastic Hertz contact f = (4/3) E* sqrt(R*) delta^(3/2) (Neumayr eq. 7.1)",
+        "1.0.0"),
+};
+
+}  // namespace
+
+CONTACTLAB_PLUGIN_LIBRARY("forcelaw-basic", contactlab::version_string, entries)

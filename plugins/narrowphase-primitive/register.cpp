@@ -1,0 +1,16 @@
+// Registration glue of the narrowphase-primitive plugin library.
+#include <contactlab/plugin.hpp>
+
+#include "primitive_narrow_phase.hpp"
+
+namespace {
+
+const contactlab::PluginEntry entries[] = {
+    contactlab::plugin_entry<contactlab::NarrowPhase, contactlab::plugins::PrimitiveNarrowPhase>(
+        "primitive", "Exact closed forms for sphere-sphere, sphere-half_space and sphere-box",
+        "1.0.0"),
+};
+
+}  // namespace
+
+CONTACTLAB_PLUGIN_LIBRARY("narrowphase-primitive", contactlab::version_string, entries)
