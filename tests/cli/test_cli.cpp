@@ -37,7 +37,8 @@ Result run(const std::string& arguments) {
 }
 
 fs::path fresh_directory(const std::string& name) {
-  const fs::path directory = fs::temp_directory_path() / ("contactlab_cli_" + name);
+  const fs::path directory =
+      fs::temp_directory_path() / ("contactlab_cli_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(directory);
   return directory;
 }

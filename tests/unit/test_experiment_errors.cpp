@@ -1,5 +1,7 @@
 // Experiment files with mistakes: every error names file:line:col, the dotted path, and for
 // misspelt names a "did you mean".
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -31,9 +33,17 @@ bodies:
 contact: { force_law: { type: linear, params: { stiffness_N_per_m: 1.0e6 } } }
 )";
 
+/// A folder of this test process's own: ctest runs test cases in parallel processes.
+fs::path scratch(const std::string& file_name) {
+  const fs::path directory =
+      fs::temp_directory_path() / ("contactlab_experiment_tests_" + std::to_string(::getpid()));
+  fs::create_directories(directory);
+  return directory / file_name;
+}
+
 /// Writes `text` to a temporary file and returns the error message of loading it.
 std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  const fs::path file = fs::temp_directory_path() / "contactlab_error_test.yaml";
+  const fs::path file = scratch("contactlab_error_test.yaml");
   std::ofstream(file) << text;
   PluginRegistry registry;
   try {
@@ -54,7 +64,7 @@ std::string replace(std::string text, const std::string& from, const std::string
 }  // namespace
 
 TEST_CASE("experiment: the valid reference file loads") {
-  const fs::path file = fs::temp_directory_path() / "contactlab_valid_test.yaml";
+  const fs::path file = scratch("contactlab_valid_test.yaml");
   std::ofstream(file) << valid_experiment;
   PluginRegistry registry;
   const Scene scene = load_experiment(file, {}, registry);
@@ -136,7 +146,7 @@ TEST_CASE("experiment error: --set with a misspelt body name suggests the right 
 }
 
 TEST_CASE("experiment: --set overrides a plugin type and parameters") {
-  const fs::path file = fs::temp_directory_path() / "contactlab_override_test.yaml";
+  const fs::path file = scratch("contactlab_override_test.yaml");
   std::ofstream(file) << valid_experiment;
   PluginRegistry registry;
   const Scene scene =
@@ -150,7 +160,7 @@ TEST_CASE("experiment: --set overrides a plugin type and parameters") {
 }
 
 TEST_CASE("experiment: a body's mass and inertia follow from geometry and density") {
-  const fs::path file = fs::temp_directory_path() / "contactlab_mass_test.yaml";
+  const fs::path file = scratch("contactlab_mass_test.yaml");
   std::ofstream(file) << replace(valid_experiment,
                                  "geometry: [{ name: ball, shape: { type: sphere, radius_m: 0.05 }",
                                  "geometry: [{ name: ball, shape: { type: box, size_m: [0.1, 0.2, "
