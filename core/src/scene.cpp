@@ -523,6 +523,8 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
 
   // --- pair checks: every pair that can touch needs a narrow phase and a pair material ---
   ConfigNode& narrow_node = *root.find("collision")->find("narrow_phase");
+  const auto law_probe = registry.create<ForceLaw>(*scene.force_law.info, scene.force_law.params);
+  const bool law_needs_radius = law_probe->requirements().effective_radius;
   std::vector<std::shared_ptr<NarrowPhase>> chain_probes;
   for (const PluginChoice& choice : scene.narrow_phase)
     chain_probes.push_back(registry.create<NarrowPhase>(*choice.info, choice.params));
@@ -532,6 +534,13 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
       const GeometryModel& b = scene.geometries[j];
       if (!a.collidable || !b.collidable || a.body == b.body) continue;
       if (!scene.bodies[a.body].moves() && !scene.bodies[b.body].moves()) continue;
+      if (law_needs_radius && std::isinf(a.shape.contact_radius_m) &&
+          std::isinf(b.shape.contact_radius_m))
+        fail_at(*geometry_nodes[j],
+                "force_law '" + scene.force_law.type +
+                    "' needs a finite effective radius, but geometries '" + a.name + "' and '" +
+                    b.name + "' are both flat (" + shape_type_name(a.shape.type) + "–" +
+                    shape_type_name(b.shape.type) + "); set contact_radius_m on one of them");
       bool supported = false;
       for (const auto& probe : chain_probes) {
         if (probe->supports(a.shape.type, b.shape.type)) {

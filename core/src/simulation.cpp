@@ -128,14 +128,17 @@ void Simulation::compute_kinematics(std::span<const double> y) {
     body.joint->bias_acceleration(q, v, body.bias_buffer);
     const Eigen::Map<const Eigen::Matrix<double, 6, Eigen::Dynamic>> S_J(body.S_buffer.data(), 6,
                                                                          body.nv);
-    // Joint axes → world axes (the placement X_WJ is constant).
-    body.S_W.topRows<3>() = body.X_WJ.R * S_J.topRows<3>();
-    body.S_W.bottomRows<3>() = body.X_WJ.R * S_J.bottomRows<3>();
+    // Joint axes → world axes (the placement X_WJ is constant); column by column so that no
+    // temporary of dynamic size (a heap allocation) is made.
+    for (int k = 0; k < body.nv; ++k) {
+      body.S_W.col(k).head<3>() = body.X_WJ.R * S_J.col(k).head<3>();
+      body.S_W.col(k).tail<3>() = body.X_WJ.R * S_J.col(k).tail<3>();
+    }
     const Eigen::Map<const Vector6> bias_J(body.bias_buffer.data());
     body.bias_W.head<3>() = body.X_WJ.R * bias_J.head<3>();
     body.bias_W.tail<3>() = body.X_WJ.R * bias_J.tail<3>();
-    const Eigen::Map<const Eigen::VectorXd> v_vec(v.data(), body.nv);
-    const Vector6 twist = body.S_W * v_vec;
+    Vector6 twist = Vector6::Zero();  // S·v column by column: no temporary of dynamic size
+    for (int k = 0; k < body.nv; ++k) twist += body.S_W.col(k) * v[k];
     body.v_WBo = twist.head<3>();
     body.w_WB = twist.tail<3>();
   }
@@ -289,11 +292,21 @@ void Simulation::compute_accelerations(std::span<const double> y, std::span<doub
     Vector6 rhs;
     rhs.head<3>() = body.force_W - m * centripetal;
     rhs.tail<3>() = body.torque_Bo_W - w.cross(I_c * w) - m * c.cross(centripetal);
-    // Joint space: Sᵀ M S v̇ = Sᵀ (rhs − M·Ṡv). At most 6 × 6: kept on the stack.
-    const JointMatrix M_joint = body.S_W.transpose() * M * body.S_W;
-    const JointVector rhs_joint = body.S_W.transpose() * (rhs - M * body.bias_W);
-    Eigen::Map<Eigen::VectorXd> v_dot(y_rate.data() + nq_ + body.v_offset, body.nv);
-    v_dot = M_joint.ldlt().solve(rhs_joint);
+    // Joint space: Sᵀ M S v̇ = Sᵀ (rhs − M·Ṡv); SᵀMS is symmetric positive definite.
+    const Vector6 rhs_minus_bias = rhs - M * body.bias_W;
+    if (body.nv == 6) {
+      // Six-dof joints (free): fixed-size algebra, no dynamic sizes.
+      const Matrix6 S = body.S_W;
+      const Matrix6 M_joint = S.transpose() * M * S;
+      Eigen::Map<Vector6> v_dot(y_rate.data() + nq_ + body.v_offset);
+      v_dot = M_joint.llt().solve(S.transpose() * rhs_minus_bias);
+    } else {
+      // Fewer dofs: sizes bounded by 6, so everything stays on the stack.
+      const JointMatrix M_joint = body.S_W.transpose() * M * body.S_W;
+      const JointVector rhs_joint = body.S_W.transpose() * rhs_minus_bias;
+      Eigen::Map<Eigen::VectorXd> v_dot(y_rate.data() + nq_ + body.v_offset, body.nv);
+      v_dot = M_joint.llt().solve(rhs_joint);
+    }
   }
   stats_.dynamics_s += seconds_since(start);
 }

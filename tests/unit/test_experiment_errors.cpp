@@ -175,3 +175,17 @@ TEST_CASE("experiment: a body's mass and inertia follow from geometry and densit
   CHECK(mass.inertia_Cm_B(1, 1) == Approx(m / 12.0 * (0.01 + 0.16)).epsilon(1e-14));
   CHECK(mass.inertia_Cm_B(2, 2) == Approx(m / 12.0 * (0.01 + 0.04)).epsilon(1e-14));
 }
+
+TEST_CASE("experiment error: hertz between two flat surfaces is refused before the run") {
+  std::string text = replace(valid_experiment, "shape: { type: sphere, radius_m: 0.05 }",
+                             "shape: { type: box, "
+                             "size_m: [1, 1, 1] }");
+  text = replace(text, "{ type: linear, params: { stiffness_N_per_m: 1.0e6 } }", "hertz");
+  PluginRegistry registry;
+  const fs::path file = scratch("contactlab_flat_test.yaml");
+  std::ofstream(file) << text;
+  CHECK_THROWS_WITH(load_experiment(file, {}, registry),
+                    Contains("force_law 'hertz' needs a finite effective radius") &&
+                        Contains("'floor' and 'ball' are both flat (half_space–box)") &&
+                        Contains("set contact_radius_m"));
+}
