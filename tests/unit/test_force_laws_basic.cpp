@@ -19,18 +19,6 @@ using contactlab::plugins::LinearForceLaw;
 
 namespace {
 
-/// The schema's defaults with some values overridden, as the host would validate them.
-ParameterValues values_from(const ParameterSchema& schema,
-                            const std::map<std::string, ParameterValue>& overrides = {}) {
-  std::map<std::string, ParameterValue> values;
-  for (const auto& spec : schema) values[spec.name] = spec.default_value;
-  for (const auto& [name, value] : overrides) {
-    REQUIRE(values.count(name) == 1);
-    values[name] = value;
-  }
-  return ParameterValues(values);
-}
-
 const contactlab::ParameterSpec& spec_named(const ParameterSchema& schema,
                                             const std::string& name) {
   for (const auto& spec : schema) {
@@ -78,8 +66,8 @@ TEST_CASE(
 }
 
 TEST_CASE("linear: f = k·δ + c·δ̇ within 1e-12 relative, potential ½kδ², no requirements") {
-  const LinearForceLaw law(values_from(LinearForceLaw::schema(),
-                                       {{"stiffness_N_per_m", 2e5}, {"damping_N_s_per_m", 300.0}}));
+  const LinearForceLaw law(ParameterValues::defaults(
+      LinearForceLaw::schema(), {{"stiffness_N_per_m", 2e5}, {"damping_N_s_per_m", 300.0}}));
   const ContactState state;
   CHECK(law.normal_force(contact_with(1e-3, 0.5), state) == Approx(200.0 + 150.0).epsilon(1e-12));
   CHECK(law.normal_force(contact_with(2e-3, -0.1), state) == Approx(400.0 - 30.0).epsilon(1e-12));
@@ -93,10 +81,10 @@ TEST_CASE("linear: clamp_tension (default) never pulls, false keeps the negative
   // k·δ = 100 N, c·δ̇ = −1000 N while separating fast.
   const ContactKinematics separating = contact_with(1e-4, -10.0);
   const LinearForceLaw clamped(
-      values_from(LinearForceLaw::schema(), {{"damping_N_s_per_m", 100.0}}));
+      ParameterValues::defaults(LinearForceLaw::schema(), {{"damping_N_s_per_m", 100.0}}));
   CHECK(clamped.normal_force(separating, state) == 0.0);
-  const LinearForceLaw pure(values_from(LinearForceLaw::schema(),
-                                        {{"damping_N_s_per_m", 100.0}, {"clamp_tension", false}}));
+  const LinearForceLaw pure(ParameterValues::defaults(
+      LinearForceLaw::schema(), {{"damping_N_s_per_m", 100.0}, {"clamp_tension", false}}));
   CHECK(pure.normal_force(separating, state) == Approx(-900.0).epsilon(1e-12));
 }
 
@@ -112,7 +100,7 @@ TEST_CASE(
   CHECK(scale.minimum_exclusive);
   CHECK(scale.maximum == 1.0);
   CHECK_FALSE(scale.maximum_exclusive);
-  const HertzForceLaw law(values_from(schema));
+  const HertzForceLaw law(ParameterValues::defaults(schema));
   CHECK(law.requirements().effective_radius);
   CHECK(law.requirements().effective_modulus);
 }
@@ -122,7 +110,7 @@ TEST_CASE(
     "within 1e-12 relative (Neumayr eq. 7.1)") {
   // (4/3)·(1500/13·10⁹ Pa)·√(0.01 m)·(10⁻⁶ m)^{3/2} = (4/3)·(150/13) N = 200/13 N ≈ 15.385 N.
   const ContactState state;
-  const HertzForceLaw law(values_from(HertzForceLaw::schema()));
+  const HertzForceLaw law(ParameterValues::defaults(HertzForceLaw::schema()));
   CHECK(law.normal_force(steel_ball_on_steel_plate(1e-6), state) ==
         Approx(200.0 / 13.0).epsilon(1e-12));
   // Energy (8/15)·E*·√R*·δ^{5/2} = (8/15)·(150/13)·10⁻⁶ J = 80/13 µJ.
@@ -137,7 +125,8 @@ TEST_CASE(
 
 TEST_CASE("hertz: stiffness_scale k_red multiplies force and energy (within 1e-12 relative)") {
   const ContactState state;
-  const HertzForceLaw law(values_from(HertzForceLaw::schema(), {{"stiffness_scale", 1e-4}}));
+  const HertzForceLaw law(
+      ParameterValues::defaults(HertzForceLaw::schema(), {{"stiffness_scale", 1e-4}}));
   CHECK(law.normal_force(steel_ball_on_steel_plate(1e-6), state) ==
         Approx(1e-4 * 200.0 / 13.0).epsilon(1e-12));
   CHECK(law.potential_energy(steel_ball_on_steel_plate(1e-6)) ==
@@ -146,7 +135,7 @@ TEST_CASE("hertz: stiffness_scale k_red multiplies force and energy (within 1e-1
 
 TEST_CASE("hertz: force is the derivative of the potential (central difference, 1e-8 relative)") {
   const ContactState state;
-  const HertzForceLaw law(values_from(HertzForceLaw::schema()));
+  const HertzForceLaw law(ParameterValues::defaults(HertzForceLaw::schema()));
   for (double delta : {1e-7, 1e-6, 3e-5, 1e-4}) {
     const double h = 1e-4 * delta;
     const double dU = law.potential_energy(steel_ball_on_steel_plate(delta + h)) -
@@ -158,7 +147,7 @@ TEST_CASE("hertz: force is the derivative of the potential (central difference, 
 
 TEST_CASE("hertz: a flat–flat pair (R* = ∞) throws SimulationError saying how to fix it") {
   const ContactState state;
-  const HertzForceLaw law(values_from(HertzForceLaw::schema()));
+  const HertzForceLaw law(ParameterValues::defaults(HertzForceLaw::schema()));
   ContactKinematics flat = steel_ball_on_steel_plate(1e-6);
   flat.effective_radius_m = std::numeric_limits<double>::infinity();
   CHECK_THROWS_AS(law.normal_force(flat, state), contactlab::SimulationError);
@@ -174,7 +163,7 @@ TEST_CASE(
     "hertz: a missing or non-finite effective modulus throws SimulationError naming E* (the "
     "effective modulus)") {
   const ContactState state;
-  const HertzForceLaw law(values_from(HertzForceLaw::schema()));
+  const HertzForceLaw law(ParameterValues::defaults(HertzForceLaw::schema()));
   for (double modulus : {0.0, -1.0, std::numeric_limits<double>::infinity(),
                          std::numeric_limits<double>::quiet_NaN()}) {
     ContactKinematics contact = steel_ball_on_steel_plate(1e-6);

@@ -22,17 +22,6 @@ using contactlab::plugins::regularize;
 
 namespace {
 
-ParameterValues values_from(const ParameterSchema& schema,
-                            const std::map<std::string, ParameterValue>& overrides = {}) {
-  std::map<std::string, ParameterValue> values;
-  for (const auto& spec : schema) values[spec.name] = spec.default_value;
-  for (const auto& [name, value] : overrides) {
-    REQUIRE(values.count(name) == 1);
-    values[name] = value;
-  }
-  return ParameterValues(values);
-}
-
 ContactKinematics sliding(const Vec3& slip_W, double mu_k) {
   ContactKinematics contact;
   contact.normal_W = Vec3::UnitZ();
@@ -114,7 +103,7 @@ TEST_CASE(
 TEST_CASE(
     "coulomb_regularized: above v_min the force is μ_k·f_n (within 1e-12 relative), exactly "
     "opposite to the slip") {
-  const CoulombRegularized friction(values_from(CoulombRegularized::schema()));
+  const CoulombRegularized friction(ParameterValues::defaults(CoulombRegularized::schema()));
   const double mu = 0.4, f_n = 250.0;
   for (const Vec3& slip : {Vec3(0.02, 0, 0), Vec3(-3.0, 4.0, 0), Vec3(1e-2, 1e-2, 0)}) {
     const FrictionResult result = friction.compute(sliding(slip, mu), f_n, ContactState{});
@@ -130,7 +119,7 @@ TEST_CASE(
     "(value −μ_k·f_n·v_t/reg(|v_t|) within 1e-12 relative)") {
   const double v_min = 0.05;
   const CoulombRegularized friction(
-      values_from(CoulombRegularized::schema(), {{"v_min_m_per_s", v_min}}));
+      ParameterValues::defaults(CoulombRegularized::schema(), {{"v_min_m_per_s", v_min}}));
   const double mu = 0.3, f_n = 10.0;
   CHECK(friction.compute(sliding(Vec3::Zero(), mu), f_n, ContactState{}).force_W == Vec3::Zero());
   const Vec3 slip(0.0, -0.01, 0.0);
@@ -147,7 +136,7 @@ TEST_CASE(
 TEST_CASE(
     "coulomb_regularized: rolling resistance τ = −μ_r·R*·f_n·ω/reg(|ω|) (Neumayr eq. 7.3d), "
     "within 1e-12 relative") {
-  const CoulombRegularized friction(values_from(
+  const CoulombRegularized friction(ParameterValues::defaults(
       CoulombRegularized::schema(), {{"rolling_resistance", true}, {"w_min_rad_per_s", 0.1}}));
   ContactKinematics contact = sliding(Vec3(1, 0, 0), 0.5);
   contact.material.rolling_friction = 0.02;
@@ -169,7 +158,7 @@ TEST_CASE(
     "coulomb_regularized: rolling resistance on a flat pair (R* = ∞) throws SimulationError "
     "unless μ_r = 0") {
   const CoulombRegularized friction(
-      values_from(CoulombRegularized::schema(), {{"rolling_resistance", true}}));
+      ParameterValues::defaults(CoulombRegularized::schema(), {{"rolling_resistance", true}}));
   ContactKinematics contact = sliding(Vec3(1, 0, 0), 0.5);
   contact.effective_radius_m = std::numeric_limits<double>::infinity();
   contact.relative_angular_velocity_W = Vec3(0, 1, 0);
@@ -181,7 +170,7 @@ TEST_CASE(
   contact.material.rolling_friction = 0.0;  // nothing to compute, nothing to complain about
   CHECK(friction.compute(contact, 1.0, ContactState{}).torque_W == Vec3::Zero());
   // Disabled: R* is never looked at.
-  const CoulombRegularized sliding_only(values_from(CoulombRegularized::schema()));
+  const CoulombRegularized sliding_only(ParameterValues::defaults(CoulombRegularized::schema()));
   contact.material.rolling_friction = 0.01;
   CHECK(sliding_only.compute(contact, 1.0, ContactState{}).torque_W == Vec3::Zero());
 }

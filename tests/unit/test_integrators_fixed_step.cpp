@@ -24,23 +24,13 @@ using contactlab::plugins::SemiImplicitEuler;
 
 namespace {
 
-ParameterValues values_from(const ParameterSchema& schema,
-                            const std::map<std::string, ParameterValue>& overrides = {}) {
-  std::map<std::string, ParameterValue> values;
-  for (const auto& spec : schema) values[spec.name] = spec.default_value;
-  for (const auto& [name, value] : overrides) {
-    REQUIRE(values.count(name) == 1);
-    values[name] = value;
-  }
-  return ParameterValues(values);
-}
-
 std::unique_ptr<Integrator> make_integrator(const std::string& name, double step_s) {
   if (name == "semi_implicit_euler") {
     return std::make_unique<SemiImplicitEuler>(
-        values_from(SemiImplicitEuler::schema(), {{"step_s", step_s}}));
+        ParameterValues::defaults(SemiImplicitEuler::schema(), {{"step_s", step_s}}));
   }
-  return std::make_unique<RungeKutta4>(values_from(RungeKutta4::schema(), {{"step_s", step_s}}));
+  return std::make_unique<RungeKutta4>(
+      ParameterValues::defaults(RungeKutta4::schema(), {{"step_s", step_s}}));
 }
 
 /// q̈ = −ω²·q, y = [q; v]. Records every callback.

@@ -55,8 +55,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "the hertz plugin was not found\n");
     return 1;
   }
-  std::map<std::string, ParameterValue> values{{"stiffness_scale", 1.0}};
-  const ParameterValues params(values);
+  const ParameterValues params = ParameterValues::defaults(info->schema);
   auto loaded = registry.create<ForceLaw>(*info, params);
   const plugins::HertzForceLaw linked(params);
 

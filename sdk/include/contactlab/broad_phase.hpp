@@ -19,8 +19,8 @@ struct ProxyPair {
 };
 
 struct BroadPhaseCapabilities {
-  bool incremental = false;      ///< exploits temporal coherence between updates
-  bool box_distance = false;     ///< can report the distance between non-overlapping boxes
+  bool incremental = false;   ///< exploits temporal coherence between updates
+  bool box_distance = false;  ///< can report the distance between non-overlapping boxes
 };
 
 /// Keeps one proxy (one box) per collidable geometry across steps, so implementations can exploit

@@ -24,7 +24,8 @@ struct ContactGeometry {
 };
 
 /// Per-pair scratch memory owned by the host, kept while the pair stays a broad-phase candidate,
-/// so a narrow phase can warm-start (previous separating axis, simplex, portal). Zeroed on creation.
+/// so a narrow phase can warm-start (previous separating axis, simplex, portal). Zeroed on
+/// creation.
 struct NarrowPhaseCache {
   std::array<double, 16> data{};
   std::int32_t valid = 0;
@@ -34,15 +35,16 @@ struct NarrowPhaseCache {
 /// Body A and body B are the bodies of the pair's first and second geometry.
 struct ContactKinematics {
   double time_s = 0.0;
-  double penetration_m = 0.0;             ///< δ = max(0, −distance) ≥ 0
-  double penetration_rate_m_per_s = 0.0;  ///< δ̇ = −(v_B − v_A)·n at the contact point; > 0 approaching
-  double impact_velocity_m_per_s = 0.0;   ///< δ̇ when the contact was born (the pre-impact speed)
-  double effective_radius_m = 0.0;        ///< R* = (1/R_A + 1/R_B)⁻¹; +∞ when both are flat
-  double effective_modulus_Pa = 0.0;      ///< E* = [(1−ν_A²)/E_A + (1−ν_B²)/E_B]⁻¹ (Neumayr eq. 7.2)
-  double effective_mass_kg = 0.0;         ///< m* = (1/m_A + 1/m_B)⁻¹; a fixed body has m = ∞
-  Vec3 normal_W = Vec3::UnitZ();          ///< unit contact normal from A to B
-  Vec3 point_W = Vec3::Zero();            ///< contact point: midpoint of the witness points [m]
-  Vec3 slip_velocity_W = Vec3::Zero();    ///< tangential part of v_B − v_A at the contact point [m/s]
+  double penetration_m = 0.0;  ///< δ = max(0, −distance) ≥ 0
+  double penetration_rate_m_per_s =
+      0.0;  ///< δ̇ = −(v_B − v_A)·n at the contact point; > 0 approaching
+  double impact_velocity_m_per_s = 0.0;  ///< δ̇ when the contact was born (the pre-impact speed)
+  double effective_radius_m = 0.0;       ///< R* = (1/R_A + 1/R_B)⁻¹; +∞ when both are flat
+  double effective_modulus_Pa = 0.0;  ///< E* = [(1−ν_A²)/E_A + (1−ν_B²)/E_B]⁻¹ (Neumayr eq. 7.2)
+  double effective_mass_kg = 0.0;       ///< m* = (1/m_A + 1/m_B)⁻¹; a fixed body has m = ∞
+  Vec3 normal_W = Vec3::UnitZ();        ///< unit contact normal from A to B
+  Vec3 point_W = Vec3::Zero();          ///< contact point: midpoint of the witness points [m]
+  Vec3 slip_velocity_W = Vec3::Zero();  ///< tangential part of v_B − v_A at the contact point [m/s]
   Vec3 relative_angular_velocity_W = Vec3::Zero();  ///< ω_B − ω_A [rad/s]
   PairMaterial material;                            ///< the pair's material
 };
@@ -52,9 +54,9 @@ struct ContactKinematics {
 struct ContactState {
   double birth_time_s = 0.0;
   double impact_velocity_m_per_s = 0.0;  ///< δ̇ at birth
-  std::int32_t law_mode = 0;             ///< discrete state of the force law (e.g. loading/unloading)
-  std::int32_t friction_mode = 0;        ///< discrete state of the friction law (e.g. stick/slip)
-  std::array<double, 8> law_data{};      ///< force-law memory (e.g. maximum compression)
+  std::int32_t law_mode = 0;         ///< discrete state of the force law (e.g. loading/unloading)
+  std::int32_t friction_mode = 0;    ///< discrete state of the friction law (e.g. stick/slip)
+  std::array<double, 8> law_data{};  ///< force-law memory (e.g. maximum compression)
   std::array<double, 8> friction_data{};  ///< friction memory (e.g. anchor point)
 };
 

@@ -12,10 +12,11 @@ struct SolidMaterial {
 
 /// Properties of a pair of materials in contact, looked up by the unordered pair of names.
 struct PairMaterial {
-  double restitution = 1.0;        ///< coefficient of restitution e ∈ [0, 1]
-  double friction_kinetic = 0.0;   ///< sliding (kinetic) Coulomb coefficient μ_k ≥ 0
-  double friction_static = 0.0;    ///< static coefficient μ_s ≥ μ_k (laws without stick ignore it)
-  double rolling_friction = 0.0;   ///< rolling/drilling resistance coefficient μ_r ≥ 0 (Neumayr 7.3d)
+  double restitution = 1.0;       ///< coefficient of restitution e ∈ [0, 1]
+  double friction_kinetic = 0.0;  ///< sliding (kinetic) Coulomb coefficient μ_k ≥ 0
+  double friction_static = 0.0;  ///< static coefficient μ_s ≥ μ_k (laws without stick ignore it)
+  double rolling_friction =
+      0.0;  ///< rolling/drilling resistance coefficient μ_r ≥ 0 (Neumayr 7.3d)
 };
 
 }  // namespace contactlab

@@ -27,8 +27,8 @@ struct Pose {
   Vec3 transform_vector(const Vec3& v_B) const { return R * v_B; }
 };
 
-/// Unit quaternion stored as plain doubles (w, x, y, z) so that structs crossing the plugin boundary
-/// carry no over-aligned members.
+/// Unit quaternion stored as plain doubles (w, x, y, z) so that structs crossing the plugin
+/// boundary carry no over-aligned members.
 struct Quaternion {
   double w = 1.0, x = 0.0, y = 0.0, z = 0.0;
   Eigen::Quaterniond eigen() const { return Eigen::Quaterniond(w, x, y, z); }

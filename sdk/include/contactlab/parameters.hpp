@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -28,11 +29,16 @@ enum class ParameterType : std::int32_t {
 
 inline const char* parameter_type_name(ParameterType type) {
   switch (type) {
-    case ParameterType::real: return "real";
-    case ParameterType::integer: return "integer";
-    case ParameterType::boolean: return "boolean";
-    case ParameterType::choice: return "choice";
-    case ParameterType::text: return "text";
+    case ParameterType::real:
+      return "real";
+    case ParameterType::integer:
+      return "integer";
+    case ParameterType::boolean:
+      return "boolean";
+    case ParameterType::choice:
+      return "choice";
+    case ParameterType::text:
+      return "text";
   }
   return "unknown";
 }
@@ -41,7 +47,8 @@ using ParameterValue = std::variant<double, std::int64_t, bool, std::string>;
 
 /// One declared parameter. The range is inclusive unless the exclusive flags say otherwise.
 struct ParameterSpec {
-  std::string name;  ///< key under `params:`; dimensional keys carry their unit (`stiffness_N_per_m`)
+  std::string
+      name;  ///< key under `params:`; dimensional keys carry their unit (`stiffness_N_per_m`)
   ParameterType type = ParameterType::real;
   ParameterValue default_value = 0.0;  ///< must hold the alternative matching `type`
   double minimum = -std::numeric_limits<double>::infinity();  ///< for real and integer
@@ -113,6 +120,19 @@ class ParameterValues {
   std::int64_t integer(const std::string& name) const { return get<std::int64_t>(name); }
   bool boolean(const std::string& name) const { return get<bool>(name); }
   const std::string& text(const std::string& name) const { return get<std::string>(name); }
+
+  /// The schema's defaults with `overrides` applied (each must name a declared parameter), for
+  /// code that constructs a plugin class directly: tests, benchmarks, static linking.
+  static ParameterValues defaults(const ParameterSchema& schema,
+                                  const std::map<std::string, ParameterValue>& overrides = {}) {
+    std::map<std::string, ParameterValue> values;
+    for (const ParameterSpec& spec : schema) values[spec.name] = spec.default_value;
+    for (const auto& [name, value] : overrides) {
+      if (!values.count(name)) throw Error("parameter '" + name + "' is not in the schema");
+      values[name] = value;
+    }
+    return ParameterValues(std::move(values));
+  }
 
   bool contains(const std::string& name) const { return values_.count(name) != 0; }
   const std::map<std::string, ParameterValue>& all() const { return values_; }

@@ -41,12 +41,18 @@ inline constexpr int plugin_kind_count = 6;
 /// The YAML/CLI spelling of a kind.
 inline const char* plugin_kind_name(PluginKind kind) {
   switch (kind) {
-    case PluginKind::broad_phase: return "broad_phase";
-    case PluginKind::narrow_phase: return "narrow_phase";
-    case PluginKind::force_law: return "force_law";
-    case PluginKind::friction: return "friction";
-    case PluginKind::integrator: return "integrator";
-    case PluginKind::joint: return "joint";
+    case PluginKind::broad_phase:
+      return "broad_phase";
+    case PluginKind::narrow_phase:
+      return "narrow_phase";
+    case PluginKind::force_law:
+      return "force_law";
+    case PluginKind::friction:
+      return "friction";
+    case PluginKind::integrator:
+      return "integrator";
+    case PluginKind::joint:
+      return "joint";
   }
   return "unknown";
 }
@@ -67,7 +73,8 @@ struct plugin_kind_of<Integrator> : std::integral_constant<PluginKind, PluginKin
 template <>
 struct plugin_kind_of<Joint> : std::integral_constant<PluginKind, PluginKind::joint> {};
 
-/// Creates an instance: returns the Interface* (as void*) or nullptr with `error` set. Never throws.
+/// Creates an instance: returns the Interface* (as void*) or nullptr with `error` set. Never
+/// throws.
 using PluginCreateFunction = void* (*)(const ParameterValues& params, std::string& error) noexcept;
 /// Destroys an instance made by the matching create function. Never throws.
 using PluginDestroyFunction = void (*)(void* instance) noexcept;
@@ -181,8 +188,7 @@ bool plugin_schema(ParameterSchema& out, std::string& error) noexcept {
 
 /// The table row for plugin class Impl implementing Interface (BroadPhase, NarrowPhase, ...).
 template <class Interface, class Impl>
-constexpr PluginEntry plugin_entry(const char* name, const char* description,
-                                   const char* version) {
+constexpr PluginEntry plugin_entry(const char* name, const char* description, const char* version) {
   static_assert(std::is_base_of_v<Interface, Impl>, "Impl must implement Interface");
   return PluginEntry{plugin_kind_of<Interface>::value,
                      name,
@@ -197,20 +203,20 @@ constexpr PluginEntry plugin_entry(const char* name, const char* description,
 
 /// Exports the descriptor of this plugin library. Use once per library, at namespace scope, after
 /// the array of entries: CONTACTLAB_PLUGIN_LIBRARY("forcelaw-basic", "1.0.0", entries).
-#define CONTACTLAB_PLUGIN_LIBRARY(library_name, library_version, entry_array)                   \
-  namespace contactlab_plugin_glue {                                                            \
-  const ::contactlab::PluginDescriptor* descriptor() noexcept {                                 \
-    static const ::contactlab::PluginDescriptor value{                                          \
-        ::contactlab::plugin_descriptor_magic,                                                  \
-        CONTACTLAB_SDK_ABI_VERSION,                                                             \
-        static_cast<std::uint32_t>(sizeof(::contactlab::PluginDescriptor)),                     \
-        ::contactlab::PluginLayout::current(),                                                  \
-        CONTACTLAB_BUILD_FINGERPRINT,                                                           \
-        library_name,                                                                           \
-        library_version,                                                                        \
-        entry_array,                                                                            \
-        static_cast<std::uint32_t>(sizeof(entry_array) / sizeof(entry_array[0]))};              \
-    return &value;                                                                              \
-  }                                                                                             \
-  }                                                                                             \
+#define CONTACTLAB_PLUGIN_LIBRARY(library_name, library_version, entry_array)      \
+  namespace contactlab_plugin_glue {                                               \
+  const ::contactlab::PluginDescriptor* descriptor() noexcept {                    \
+    static const ::contactlab::PluginDescriptor value{                             \
+        ::contactlab::plugin_descriptor_magic,                                     \
+        CONTACTLAB_SDK_ABI_VERSION,                                                \
+        static_cast<std::uint32_t>(sizeof(::contactlab::PluginDescriptor)),        \
+        ::contactlab::PluginLayout::current(),                                     \
+        CONTACTLAB_BUILD_FINGERPRINT,                                              \
+        library_name,                                                              \
+        library_version,                                                           \
+        entry_array,                                                               \
+        static_cast<std::uint32_t>(sizeof(entry_array) / sizeof(entry_array[0]))}; \
+    return &value;                                                                 \
+  }                                                                                \
+  }                                                                                \
   BOOST_DLL_ALIAS(contactlab_plugin_glue::descriptor, contactlab_plugin_descriptor)

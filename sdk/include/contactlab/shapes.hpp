@@ -17,9 +17,12 @@ inline constexpr int shape_type_count = 3;
 
 inline const char* shape_type_name(ShapeType type) {
   switch (type) {
-    case ShapeType::sphere: return "sphere";
-    case ShapeType::box: return "box";
-    case ShapeType::half_space: return "half_space";
+    case ShapeType::sphere:
+      return "sphere";
+    case ShapeType::box:
+      return "box";
+    case ShapeType::half_space:
+      return "half_space";
   }
   return "unknown";
 }
@@ -27,9 +30,9 @@ inline const char* shape_type_name(ShapeType type) {
 /// A shape is a plain value: the fields that matter depend on `type`.
 struct Shape {
   ShapeType type = ShapeType::sphere;
-  double radius_m = 0.0;                 ///< sphere radius [m]
-  Vec3 half_extents_m = Vec3::Zero();    ///< box half sizes along G's x, y, z [m]
-  Vec3 normal = Vec3::UnitZ();           ///< half-space outward unit normal in G (solid below)
+  double radius_m = 0.0;               ///< sphere radius [m]
+  Vec3 half_extents_m = Vec3::Zero();  ///< box half sizes along G's x, y, z [m]
+  Vec3 normal = Vec3::UnitZ();         ///< half-space outward unit normal in G (solid below)
   /// Radius of curvature used by curvature-dependent force laws (Hertz) [m]: the sphere radius,
   /// +∞ for flat shapes (box faces, half-space), or the user's `contact_radius_m` override.
   double contact_radius_m = std::numeric_limits<double>::infinity();

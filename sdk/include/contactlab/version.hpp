@@ -20,7 +20,7 @@
 #endif
 
 /// Items are `key=value` separated by ';' so that the loader can name each one that differs.
-#define CONTACTLAB_BUILD_FINGERPRINT                                                       \
+#define CONTACTLAB_BUILD_FINGERPRINT \
   "eigen=" CONTACTLAB_STRINGIFY(EIGEN_WORLD_VERSION) "." CONTACTLAB_STRINGIFY(             \
       EIGEN_MAJOR_VERSION) "." CONTACTLAB_STRINGIFY(EIGEN_MINOR_VERSION)                   \
       ";eigen_max_align_bytes=" CONTACTLAB_STRINGIFY(                                      \
