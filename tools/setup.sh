@@ -8,7 +8,7 @@ build_dir="${1:-build}"
 packages=(
   build-essential cmake g++ pkg-config
   libboost-dev libeigen3-dev libyaml-cpp-dev catch2 libsundials-dev
-  libcli11-dev nlohmann-json3-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libbenchmark-dev libqhull-dev libtinyobjloader-dev
 )
 missing=()
 for p in "${packages[@]}"; do

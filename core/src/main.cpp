@@ -134,9 +134,14 @@ int list_plugins(bool as_json) {
   return exit_ok;
 }
 
+void print_warnings(const Scene& scene) {
+  for (const std::string& warning : scene.warnings) std::cerr << "warning: " << warning << '\n';
+}
+
 int validate(const fs::path& file, const std::vector<std::string>& overrides) {
   PluginRegistry registry;
   Scene scene = load_experiment(file, overrides, registry);
+  print_warnings(scene);
   std::size_t moving = 0;
   for (const auto& body : scene.bodies) moving += body.moves() ? 1 : 0;
   std::cout << file.string() << ": valid — experiment '" << scene.name << "', "
@@ -149,6 +154,7 @@ int run(const fs::path& file, const std::vector<std::string>& overrides,
         const std::string& out_dir) {
   PluginRegistry registry;
   Scene scene = load_experiment(file, overrides, registry);
+  print_warnings(scene);
   const fs::path directory =
       out_dir.empty() ? default_run_directory(scene.name) : fs::path(out_dir);
   std::signal(SIGINT, on_interrupt);

@@ -134,6 +134,7 @@ void Recorder::write_summary(const std::string& status, const std::string& error
     const Scene& scene = simulation_->scene();
     const SimulationStatistics& stats = simulation_->statistics();
     summary["experiment"] = scene.name;
+    summary["warnings"] = scene.warnings;
     summary["duration_s"] = scene.duration_s;
     summary["time_reached_s"] = time_reached_;
     summary["steps"] = stats.steps;

@@ -62,6 +62,10 @@ std::vector<std::string> layout_differences(const PluginLayout& library, const P
   check("sizeof(NarrowPhaseCache)", library.narrow_phase_cache_size, host.narrow_phase_cache_size);
   check("alignof(NarrowPhaseCache)", library.narrow_phase_cache_align,
         host.narrow_phase_cache_align);
+  check("sizeof(ContactManifold)", library.contact_manifold_size, host.contact_manifold_size);
+  check("sizeof(ConvexHull)", library.convex_hull_size, host.convex_hull_size);
+  check("sizeof(NarrowPhaseStatistics)", library.narrow_phase_statistics_size,
+        host.narrow_phase_statistics_size);
   check("sizeof(ParameterSpec)", library.parameter_spec_size, host.parameter_spec_size);
   check("sizeof(ParameterValues)", library.parameter_values_size, host.parameter_values_size);
   check("sizeof(IntegrationResult)", library.integration_result_size, host.integration_result_size);

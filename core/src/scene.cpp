@@ -63,24 +63,120 @@ Pose read_pose(ConfigNode& node) {
   return X;
 }
 
-Shape read_shape(ConfigNode& node) {
+const std::vector<std::string> shape_types = {"sphere",   "box",        "half_space", "ellipsoid",
+                                              "cylinder", "cone",       "frustum",    "capsule",
+                                              "beam",     "convex_hull"};
+
+double positive(MapReader& reader, const std::string& key) {
+  return reader.real_in(key, 0.0, infinity, true);
+}
+
+Vec3 positive_size(MapReader& reader, const std::string& key) {
+  ConfigNode& node = reader.required(key);
+  const Vec3 size = as_vec3(node);
+  if (!(size.minCoeff() > 0.0)) fail_at(node, "every length must be > 0 m");
+  return size;
+}
+
+/// Points of a convex_hull: `points_m: [[x, y, z], ...]` or `file: mesh.obj|.stl` with `scale`.
+std::vector<Vec3> read_hull_points(MapReader& reader, ConfigNode& node,
+                                   const fs::path& base_directory, std::string& source) {
+  const bool inline_points = reader.has("points_m");
+  const bool from_file = reader.has("file");
+  if (inline_points == from_file)
+    fail_at(node,
+            "a convex_hull needs exactly one of points_m (a list of [x, y, z]) or file "
+            "(an .obj or .stl mesh)");
+  std::vector<Vec3> points;
+  if (inline_points) {
+    ConfigNode& list = reader.required("points_m");
+    if (!list.is_sequence()) fail_at(list, "must be a list of points [x, y, z]");
+    for (std::size_t i = 0; i < list.size(); ++i) points.push_back(as_vec3(list.at(i)));
+    source = "points_m";
+    return points;
+  }
+  ConfigNode& file_node = reader.required("file");
+  fs::path file = as_string(file_node);
+  if (file.is_relative()) file = base_directory / file;
+  const double scale = reader.real_in_or("scale", 1.0, 0.0, infinity, true);
+  try {
+    points = load_mesh_vertices(file);
+  } catch (const InputError& e) {
+    fail_at(file_node, e.what());
+  }
+  for (Vec3& p : points) p *= scale;
+  source = file.string();
+  return points;
+}
+
+Shape read_shape(ConfigNode& node, Scene& scene, const fs::path& base_directory) {
   MapReader reader(node);
   if (!reader.has("type"))
-    fail_at(node, "missing required key 'type' (one of sphere, box, half_space)");
-  const std::string type = reader.choice_or("type", "sphere", {"sphere", "box", "half_space"});
+    fail_at(node,
+            "missing required key 'type' (one of sphere, box, half_space, ellipsoid, "
+            "cylinder, cone, frustum, capsule, beam, convex_hull)");
+  const std::string type = reader.choice_or("type", "sphere", shape_types);
   Shape shape;
+  double smallest_dimension = infinity;  // for the smoothing-radius limit
   if (type == "sphere") {
-    shape = Shape::sphere(reader.real_in("radius_m", 0.0, infinity, true));
+    shape = Shape::sphere(positive(reader, "radius_m"));
   } else if (type == "box") {
-    ConfigNode& size = reader.required("size_m");
-    Vec3 size_m = as_vec3(size);
-    for (int i = 0; i < 3; ++i)
-      if (!(size_m[i] > 0.0)) fail_at(size, "every edge length must be > 0");
-    shape = Shape::box(0.5 * size_m);
+    const Vec3 size = positive_size(reader, "size_m");
+    shape = Shape::box(0.5 * size);
+    smallest_dimension = size.minCoeff();
   } else if (type == "half_space") {
-    Vec3 normal = reader.vec3_or("normal", Vec3::UnitZ());
+    const Vec3 normal = reader.vec3_or("normal", Vec3::UnitZ());
     if (normal.norm() < 1e-12) fail_at(reader.required("normal"), "the normal has zero length");
     shape = Shape::half_space(normal);
+  } else if (type == "ellipsoid") {
+    const Vec3 size = positive_size(reader, "size_m");  // full lengths (diameters)
+    shape = Shape::ellipsoid(0.5 * size);
+  } else if (type == "cylinder") {
+    const double radius = positive(reader, "radius_m"), length = positive(reader, "length_m");
+    shape = Shape::cylinder(radius, length);
+    smallest_dimension = std::min(2.0 * radius, length);
+  } else if (type == "cone" || type == "frustum") {
+    const double radius = positive(reader, "radius_m"), length = positive(reader, "length_m");
+    const double top = type == "frustum" ? reader.real_in("top_radius_m", 0.0, radius, true)
+                                         : reader.real_in_or("top_radius_m", 0.0, 0.0, radius);
+    shape = Shape::cone(radius, top, length);
+    smallest_dimension = std::min(2.0 * radius, length);
+  } else if (type == "capsule") {
+    shape = Shape::capsule(positive(reader, "radius_m"), reader.real_in("length_m", 0.0, infinity));
+  } else if (type == "beam") {
+    const double length = positive(reader, "length_m"), width = positive(reader, "width_m"),
+                 thickness = positive(reader, "thickness_m");
+    if (width > length)
+      fail_at(reader.required("width_m"),
+              "a beam's width (the diameter of its round ends) must "
+              "not exceed its length");
+    shape = Shape::beam(length, width, thickness);
+    smallest_dimension = std::min({length, width, thickness});
+  } else if (type == "convex_hull") {
+    std::string source;
+    const std::vector<Vec3> points = read_hull_points(reader, node, base_directory, source);
+    std::unique_ptr<HullStorage> storage;
+    try {
+      storage = build_convex_hull(points);
+    } catch (const InputError& e) {
+      fail_at(node, std::string(e.what()) + " (from " + source + ")");
+    }
+    if (storage->interior_point_count > 0)
+      scene.warnings.push_back(node.location().str() + ": " + source + " is not convex (" +
+                               std::to_string(storage->interior_point_count) + " of " +
+                               std::to_string(points.size()) +
+                               " points lie inside): using its convex hull");
+    shape = Shape::convex_hull(&storage->hull);
+    shape.contact_radius_m = 0.5 * storage->shortest_edge_m;  // Neumayr (2025) table 7.1
+    scene.hulls.push_back(std::move(storage));
+  }
+  if (ConfigNode* smoothing = reader.optional("smoothing_radius_m")) {
+    const double r = as_real(*smoothing);
+    if (std::isinf(smallest_dimension))
+      fail_at(*smoothing, "smoothing_radius_m applies to box, cylinder, cone, frustum and beam");
+    // Neumayr (2025) §6.2.2: at most 10% of the smallest dimension.
+    check_range(*smoothing, r, 0.0, 0.1 * smallest_dimension, false, false, "m");
+    shape.smoothing_radius_m = r;
   }
   reader.finish();
   return shape;
@@ -235,61 +331,6 @@ ParameterValues validate_parameters(const ParameterSchema& schema, ConfigNode& p
   return ParameterValues(std::move(values));
 }
 
-MassProperties shape_mass_properties(const Shape& shape, double density) {
-  MassProperties mass;
-  switch (shape.type) {
-    case ShapeType::sphere: {
-      const double r = shape.radius_m;
-      mass.mass_kg = density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
-      mass.inertia_Cm_B = Mat3::Identity() * (0.4 * mass.mass_kg * r * r);
-      break;
-    }
-    case ShapeType::box: {
-      const Vec3 size = 2.0 * shape.half_extents_m;
-      mass.mass_kg = density * size.prod();
-      const Vec3 sq = size.cwiseProduct(size);
-      mass.inertia_Cm_B =
-          (mass.mass_kg / 12.0 * Vec3(sq.y() + sq.z(), sq.x() + sq.z(), sq.x() + sq.y()))
-              .asDiagonal();
-      break;
-    }
-    case ShapeType::half_space:
-      mass.mass_kg = infinity;
-      break;
-  }
-  return mass;
-}
-
-Aabb shape_aabb(const Shape& shape, const Pose& X_WG) {
-  Aabb box;
-  switch (shape.type) {
-    case ShapeType::sphere:
-      box.min_W = X_WG.p - Vec3::Constant(shape.radius_m);
-      box.max_W = X_WG.p + Vec3::Constant(shape.radius_m);
-      break;
-    case ShapeType::box: {
-      // Half-widths of a rotated box: |R|·h.
-      const Vec3 h = X_WG.R.cwiseAbs() * shape.half_extents_m;
-      box.min_W = X_WG.p - h;
-      box.max_W = X_WG.p + h;
-      break;
-    }
-    case ShapeType::half_space: {
-      // Unbounded except along an axis the normal is aligned with.
-      const Vec3 n_W = X_WG.R * shape.normal;
-      for (int i = 0; i < 3; ++i) {
-        box.min_W[i] = -infinity;
-        box.max_W[i] = infinity;
-        const bool aligned = std::abs(std::abs(n_W[i]) - 1.0) < 1e-12;
-        if (aligned && n_W[i] > 0) box.max_W[i] = X_WG.p[i];
-        if (aligned && n_W[i] < 0) box.min_W[i] = X_WG.p[i];
-      }
-      break;
-    }
-  }
-  return box;
-}
-
 Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry& registry) {
   Scene scene;
   scene.source_file = source_file;
@@ -404,7 +445,7 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
         if (!geometry_names.insert(geometry.name).second)
           fail_at(geometry_name, "geometry name '" + geometry.name + "' is used twice");
         geometry.body = b;
-        geometry.shape = read_shape(gr.required("shape"));
+        geometry.shape = read_shape(gr.required("shape"), scene, base_directory);
         if (ConfigNode* pose = gr.optional("pose")) geometry.X_BG = read_pose(*pose);
         ConfigNode& material = gr.required("material");
         geometry.material = as_string(material);
@@ -422,6 +463,7 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
           geometry.shape.contact_radius_m = as_real(*radius);
           check_range(*radius, geometry.shape.contact_radius_m, 0.0, infinity, true, false, "m");
         }
+        if (ConfigNode* flat = gr.optional("flat")) geometry.shape.flat = as_boolean(*flat);
         gr.finish();
         body.geometries.push_back(scene.geometries.size());
         scene.geometries.push_back(geometry);
@@ -461,7 +503,7 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
         const double density = scene.materials.solids.at(geometry.material).density_kg_per_m3;
         const MassProperties part = shape_mass_properties(geometry.shape, density);
         total += part.mass_kg;
-        first_moment += part.mass_kg * geometry.X_BG.p;
+        first_moment += part.mass_kg * geometry.X_BG.transform_point(part.p_BCm);
       }
       if (!(total > 0.0))
         fail_at(body_node, "body '" + body.name +
@@ -474,7 +516,7 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
         const GeometryModel& geometry = scene.geometries[g];
         const double density = scene.materials.solids.at(geometry.material).density_kg_per_m3;
         const MassProperties part = shape_mass_properties(geometry.shape, density);
-        const Vec3 d = geometry.X_BG.p - body.mass.p_BCm;
+        const Vec3 d = geometry.X_BG.transform_point(part.p_BCm) - body.mass.p_BCm;
         // Rotate into body axes, then parallel-axis shift to the body's centre of mass.
         inertia += geometry.X_BG.R * part.inertia_Cm_B * geometry.X_BG.R.transpose() +
                    part.mass_kg * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
@@ -523,8 +565,6 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
 
   // --- pair checks: every pair that can touch needs a narrow phase and a pair material ---
   ConfigNode& narrow_node = *root.find("collision")->find("narrow_phase");
-  const auto law_probe = registry.create<ForceLaw>(*scene.force_law.info, scene.force_law.params);
-  const bool law_needs_radius = law_probe->requirements().effective_radius;
   std::vector<std::shared_ptr<NarrowPhase>> chain_probes;
   for (const PluginChoice& choice : scene.narrow_phase)
     chain_probes.push_back(registry.create<NarrowPhase>(*choice.info, choice.params));
@@ -534,13 +574,6 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
       const GeometryModel& b = scene.geometries[j];
       if (!a.collidable || !b.collidable || a.body == b.body) continue;
       if (!scene.bodies[a.body].moves() && !scene.bodies[b.body].moves()) continue;
-      if (law_needs_radius && std::isinf(a.shape.contact_radius_m) &&
-          std::isinf(b.shape.contact_radius_m))
-        fail_at(*geometry_nodes[j],
-                "force_law '" + scene.force_law.type +
-                    "' needs a finite effective radius, but geometries '" + a.name + "' and '" +
-                    b.name + "' are both flat (" + shape_type_name(a.shape.type) + "–" +
-                    shape_type_name(b.shape.type) + "); set contact_radius_m on one of them");
       bool supported = false;
       for (const auto& probe : chain_probes) {
         if (probe->supports(a.shape.type, b.shape.type)) {

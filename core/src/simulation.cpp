@@ -29,6 +29,14 @@ double harmonic_sum(double a, double b) {
   return a * b / (a + b);
 }
 
+/// R_geo of Neumayr (2025) table 7.2: the curved shape's contact radius when the other is flat,
+/// otherwise r_A·r_B/(r_A + r_B) (for two flat shapes an artificial but workable value).
+double effective_radius(const Shape& a, const Shape& b) {
+  if (a.flat && !b.flat) return b.contact_radius_m;
+  if (b.flat && !a.flat) return a.contact_radius_m;
+  return harmonic_sum(a.contact_radius_m, b.contact_radius_m);
+}
+
 }  // namespace
 
 struct Simulation::BodyRuntime {
@@ -175,24 +183,25 @@ void Simulation::detect_contacts() {
     candidate.a = a;
     candidate.b = b;
     NarrowPhaseCache& cache = caches_[pair_key(a, b)];
-    narrow_chain_[k]->query(ga.shape, X_WG_[a], gb.shape, X_WG_[b], cache, candidate.geometry);
+    narrow_chain_[k]->query(ga.shape, X_WG_[a], gb.shape, X_WG_[b], cache, candidate.manifold);
     ++stats_.narrow_phase_queries;
     candidates_.push_back(candidate);
   }
   stats_.narrow_phase_s += seconds_since(start);
 }
 
-ContactKinematics Simulation::contact_kinematics(double t, std::size_t index) const {
+ContactKinematics Simulation::contact_kinematics(double t, std::size_t index, int point) const {
   const Candidate& candidate = candidates_[index];
+  const ContactGeometry& geometry = candidate.manifold.points[point];
   const GeometryModel& ga = scene_.geometries[candidate.a];
   const GeometryModel& gb = scene_.geometries[candidate.b];
   const BodyRuntime& A = bodies_[ga.body];
   const BodyRuntime& B = bodies_[gb.body];
   ContactKinematics k;
   k.time_s = t;
-  k.penetration_m = std::max(0.0, -candidate.geometry.distance_m);
-  k.normal_W = candidate.geometry.normal_W;
-  k.point_W = 0.5 * (candidate.geometry.point_a_W + candidate.geometry.point_b_W);
+  k.penetration_m = std::max(0.0, -geometry.distance_m);
+  k.normal_W = geometry.normal_W;
+  k.point_W = 0.5 * (geometry.point_a_W + geometry.point_b_W);
   const Vec3 v_A = A.v_WBo + A.w_WB.cross(k.point_W - A.X_WB.p);
   const Vec3 v_B = B.v_WBo + B.w_WB.cross(k.point_W - B.X_WB.p);
   const Vec3 relative = v_B - v_A;
@@ -200,7 +209,7 @@ ContactKinematics Simulation::contact_kinematics(double t, std::size_t index) co
   k.penetration_rate_m_per_s = -normal_speed;
   k.slip_velocity_W = relative - normal_speed * k.normal_W;
   k.relative_angular_velocity_W = B.w_WB - A.w_WB;
-  k.effective_radius_m = harmonic_sum(ga.shape.contact_radius_m, gb.shape.contact_radius_m);
+  k.effective_radius_m = effective_radius(ga.shape, gb.shape);
   const SolidMaterial& ma = scene_.materials.solids.at(ga.material);
   const SolidMaterial& mb = scene_.materials.solids.at(gb.material);
   // Neumayr (2025) eq. 7.2.
@@ -229,36 +238,40 @@ void Simulation::compute_forces(double t, bool record) {
   ContactState provisional;
   for (std::size_t c = 0; c < candidates_.size(); ++c) {
     const Candidate& candidate = candidates_[c];
-    if (!(candidate.geometry.distance_m < 0.0)) continue;
-    const ContactKinematics k = contact_kinematics(t, c);
+    if (!(candidate.geometry().distance_m < 0.0)) continue;
     auto living = living_.find(pair_key(candidate.a, candidate.b));
-    const ContactState* state = &provisional;
-    if (living != living_.end()) {
-      state = &living->second.state;
-    } else {
-      // Not yet born (the step that created it is still in progress): behave as if born now.
-      provisional = ContactState{};
-      provisional.birth_time_s = t;
-      provisional.impact_velocity_m_per_s = k.penetration_rate_m_per_s;
-    }
-    const double normal_force = force_law_->normal_force(k, *state);
-    const FrictionResult friction = friction_->compute(k, normal_force, *state);
-    const Vec3 force_on_B = normal_force * k.normal_W + friction.force_W;
     BodyRuntime& A = bodies_[scene_.geometries[candidate.a].body];
     BodyRuntime& B = bodies_[scene_.geometries[candidate.b].body];
-    B.force_W += force_on_B;
-    B.torque_Bo_W += (k.point_W - B.X_WB.p).cross(force_on_B) + friction.torque_W;
-    A.force_W -= force_on_B;
-    A.torque_Bo_W -= (k.point_W - A.X_WB.p).cross(force_on_B) + friction.torque_W;
-    if (record) {
-      ContactSample sample;
-      sample.geometry_a = candidate.a;
-      sample.geometry_b = candidate.b;
-      sample.geometry = candidate.geometry;
-      sample.point_W = k.point_W;
-      sample.normal_force_N = normal_force;
-      sample.tangential_force_W = friction.force_W;
-      samples_.push_back(sample);
+    // Every penetrating point of the manifold carries its own force; they share the pair's state.
+    for (int point = 0; point < candidate.manifold.count; ++point) {
+      if (!(candidate.manifold.points[point].distance_m < 0.0)) continue;
+      const ContactKinematics k = contact_kinematics(t, c, point);
+      const ContactState* state = &provisional;
+      if (living != living_.end()) {
+        state = &living->second.state;
+      } else {
+        // Not yet born (the step that created it is still in progress): behave as if born now.
+        provisional = ContactState{};
+        provisional.birth_time_s = t;
+        provisional.impact_velocity_m_per_s = k.penetration_rate_m_per_s;
+      }
+      const double normal_force = force_law_->normal_force(k, *state);
+      const FrictionResult friction = friction_->compute(k, normal_force, *state);
+      const Vec3 force_on_B = normal_force * k.normal_W + friction.force_W;
+      B.force_W += force_on_B;
+      B.torque_Bo_W += (k.point_W - B.X_WB.p).cross(force_on_B) + friction.torque_W;
+      A.force_W -= force_on_B;
+      A.torque_Bo_W -= (k.point_W - A.X_WB.p).cross(force_on_B) + friction.torque_W;
+      if (record) {
+        ContactSample sample;
+        sample.geometry_a = candidate.a;
+        sample.geometry_b = candidate.b;
+        sample.geometry = candidate.manifold.points[point];
+        sample.point_W = k.point_W;
+        sample.normal_force_N = normal_force;
+        sample.tangential_force_W = friction.force_W;
+        samples_.push_back(sample);
+      }
     }
   }
   stats_.response_s += seconds_since(start);
@@ -356,7 +369,7 @@ StepAction Simulation::step_completed(double t, std::span<const double> y) {
   // penetrating (or no longer broad-phase candidates).
   for (std::size_t c = 0; c < candidates_.size(); ++c) {
     const Candidate& candidate = candidates_[c];
-    const double penetration = -candidate.geometry.distance_m;
+    const double penetration = -candidate.geometry().distance_m;
     stats_.max_penetration_m = std::max(stats_.max_penetration_m, penetration);
     const std::uint64_t key = pair_key(candidate.a, candidate.b);
     auto living = living_.find(key);
@@ -431,8 +444,9 @@ double Simulation::total_energy(std::span<const double> y) {
   }
   detect_contacts();
   for (std::size_t c = 0; c < candidates_.size(); ++c)
-    if (candidates_[c].geometry.distance_m < 0.0)
-      energy += force_law_->potential_energy(contact_kinematics(0.0, c));
+    for (int point = 0; point < candidates_[c].manifold.count; ++point)
+      if (candidates_[c].manifold.points[point].distance_m < 0.0)
+        energy += force_law_->potential_energy(contact_kinematics(0.0, c, point));
   return energy;
 }
 

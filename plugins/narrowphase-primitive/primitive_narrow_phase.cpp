@@ -122,13 +122,18 @@ ParameterSchema PrimitiveNarrowPhase::schema() {
 }
 
 bool PrimitiveNarrowPhase::supports(ShapeType a, ShapeType b) const {
-  // Every supported pair has at least one sphere; every type pairs with a sphere.
-  return a == ShapeType::sphere || b == ShapeType::sphere;
+  auto pairs_with_sphere = [](ShapeType t) {
+    return t == ShapeType::sphere || t == ShapeType::half_space || t == ShapeType::box;
+  };
+  return (a == ShapeType::sphere && pairs_with_sphere(b)) ||
+         (b == ShapeType::sphere && pairs_with_sphere(a));
 }
 
 void PrimitiveNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                                 NarrowPhaseCache& /*cache*/, ContactGeometry& out) {
-  // Closed forms need no warm start; the cache stays untouched.
+                                 NarrowPhaseCache& /*cache*/, ContactManifold& manifold) {
+  // Closed forms need no warm start; the cache stays untouched. One point per pair.
+  manifold.count = 1;
+  ContactGeometry& out = manifold.points[0];
   if (a.type == ShapeType::sphere) {
     switch (b.type) {
       case ShapeType::sphere:
@@ -140,6 +145,8 @@ void PrimitiveNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& 
       case ShapeType::box:
         out = sphere_box(a.radius_m, X_WA.p, b.half_extents_m, X_WB);
         return;
+      default:
+        break;
     }
   } else if (b.type == ShapeType::sphere) {
     // B–A order: solve with the sphere first, then exchange the roles.
@@ -150,8 +157,8 @@ void PrimitiveNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& 
       case ShapeType::box:
         out = swap_order(sphere_box(b.radius_m, X_WB.p, a.half_extents_m, X_WA));
         return;
-      case ShapeType::sphere:
-        break;  // handled above
+      default:
+        break;
     }
   }
   throw SimulationError(std::string("primitive narrow phase: unsupported pair ") +

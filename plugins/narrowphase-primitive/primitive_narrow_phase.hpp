@@ -44,7 +44,7 @@ class PrimitiveNarrowPhase final : public NarrowPhase {
   bool supports(ShapeType a, ShapeType b) const override;
   /// Throws contactlab::SimulationError for an unsupported pair (the host asks supports() first).
   void query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-             NarrowPhaseCache& cache, ContactGeometry& out) override;
+             NarrowPhaseCache& cache, ContactManifold& out) override;
 };
 
 }  // namespace contactlab::plugins

@@ -176,16 +176,39 @@ TEST_CASE("experiment: a body's mass and inertia follow from geometry and densit
   CHECK(mass.inertia_Cm_B(2, 2) == Approx(m / 12.0 * (0.01 + 0.04)).epsilon(1e-14));
 }
 
-TEST_CASE("experiment error: hertz between two flat surfaces is refused before the run") {
-  std::string text = replace(valid_experiment, "shape: { type: sphere, radius_m: 0.05 }",
-                             "shape: { type: box, "
-                             "size_m: [1, 1, 1] }");
-  text = replace(text, "{ type: linear, params: { stiffness_N_per_m: 1.0e6 } }", "hertz");
-  PluginRegistry registry;
-  const fs::path file = scratch("contactlab_flat_test.yaml");
+TEST_CASE(
+    "experiment: convex hulls from inline points and from an OBJ file, non-convex input "
+    "reported as hulled") {
+  const fs::path mesh = scratch("dented.obj");
+  // A unit cube's corners plus one vertex pushed inwards: not convex.
+  std::ofstream(mesh) << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\n"
+                         "v 0.5 0.5 0.9\n";
+  std::string text =
+      replace(valid_experiment, "geometry: [{ name: ball, shape: { type: sphere, radius_m: 0.05 }",
+              "geometry: [{ name: ball, shape: { type: convex_hull, file: "
+              "dented.obj, scale: 0.1 }, collidable: false");
+  const fs::path file = scratch("contactlab_hull_test.yaml");
   std::ofstream(file) << text;
-  CHECK_THROWS_WITH(load_experiment(file, {}, registry),
-                    Contains("force_law 'hertz' needs a finite effective radius") &&
-                        Contains("'floor' and 'ball' are both flat (half_space–box)") &&
-                        Contains("set contact_radius_m"));
+  PluginRegistry registry;
+  const Scene scene = load_experiment(file, {}, registry);
+  REQUIRE(scene.warnings.size() == 1);
+  CHECK_THAT(scene.warnings[0], Contains("not convex (1 of 9 points lie inside)"));
+  CHECK(scene.bodies[1].mass.mass_kg == Approx(8000.0 * 1e-3).epsilon(1e-12));
+  CHECK((scene.bodies[1].mass.p_BCm - Vec3(0.05, 0.05, 0.05)).norm() < 1e-12);
+}
+
+TEST_CASE("experiment error: a flat point set, a missing mesh and an oversized smoothing radius") {
+  CHECK_THAT(
+      error_of(replace(valid_experiment, "{ type: sphere, radius_m: 0.05 }",
+                       "{ type: convex_hull, points_m: [[0,0,0],[1,0,0],[0,1,0],[1,1,0]] }")),
+      Contains("do not span a volume") && Contains("bodies[1].geometry[0].shape"));
+  CHECK_THAT(error_of(replace(valid_experiment, "{ type: sphere, radius_m: 0.05 }",
+                              "{ type: convex_hull, file: nowhere.stl }")),
+             Contains("nowhere.stl") && Contains("no such file"));
+  CHECK_THAT(error_of(replace(valid_experiment, "{ type: sphere, radius_m: 0.05 }",
+                              "{ type: box, size_m: [0.1, 0.2, 0.3], smoothing_radius_m: 0.02 }")),
+             Contains("smoothing_radius_m") && Contains("out of range [0, 0.01"));
+  CHECK_THAT(error_of(replace(valid_experiment, "{ type: sphere, radius_m: 0.05 }",
+                              "{ type: sphere, radius_m: 0.05, smoothing_radius_m: 0.001 }")),
+             Contains("smoothing_radius_m applies to box, cylinder, cone, frustum and beam"));
 }

@@ -41,9 +41,10 @@ Pose pose_at(const Vec3& p) {
 ContactGeometry run_query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
   PrimitiveNarrowPhase narrow_phase{contactlab::ParameterValues{}};
   NarrowPhaseCache cache;
-  ContactGeometry out;
+  contactlab::ContactManifold out;
   narrow_phase.query(a, X_WA, b, X_WB, cache, out);
-  return out;
+  REQUIRE(out.count == 1);
+  return out.points[0];
 }
 
 /// The ContactGeometry invariants: unit normal and point_b − point_a = distance·normal.
@@ -314,10 +315,11 @@ TEST_CASE(
 TEST_CASE("primitive: query leaves the warm-start cache untouched") {
   PrimitiveNarrowPhase narrow_phase{contactlab::ParameterValues{}};
   NarrowPhaseCache cache;
-  ContactGeometry out;
+  contactlab::ContactManifold out;
   narrow_phase.query(Shape::sphere(1), Pose{}, Shape::box(Vec3(1, 1, 1)), pose_at(Vec3(3, 0, 0)),
                      cache, out);
   CHECK(cache.valid == 0);
   CHECK(std::all_of(cache.data.begin(), cache.data.end(), [](double x) { return x == 0.0; }));
-  CHECK(out.distance_m == 1.0);
+  CHECK(out.count == 1);
+  CHECK(out.points[0].distance_m == 1.0);
 }

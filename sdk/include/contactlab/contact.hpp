@@ -23,6 +23,17 @@ struct ContactGeometry {
   Vec3 point_b_W = Vec3::Zero();
 };
 
+/// Up to four contact points of one pair: the deepest first (its distance is the pair's signed
+/// distance, which decides contact start and end). Narrow phases that report a single point set
+/// count = 1; flat contacts (box on plane, face on face) may report the corners of the contact
+/// patch so that resting boxes do not rock on a single point.
+inline constexpr int max_manifold_points = 4;
+struct ContactManifold {
+  std::array<ContactGeometry, max_manifold_points> points{};
+  std::int32_t count = 1;
+  const ContactGeometry& deepest() const { return points[0]; }
+};
+
 /// Per-pair scratch memory owned by the host, kept while the pair stays a broad-phase candidate,
 /// so a narrow phase can warm-start (previous separating axis, simplex, portal). Zeroed on
 /// creation.

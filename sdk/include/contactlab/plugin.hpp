@@ -100,6 +100,8 @@ struct PluginLayout {
   std::uint32_t contact_kinematics_size, contact_kinematics_align;
   std::uint32_t contact_state_size, contact_state_align;
   std::uint32_t narrow_phase_cache_size, narrow_phase_cache_align;
+  std::uint32_t contact_manifold_size, convex_hull_size;
+  std::uint32_t narrow_phase_statistics_size, reserved;
   std::uint32_t parameter_spec_size, parameter_values_size;
   std::uint32_t integration_result_size, plugin_entry_size;
 
@@ -118,6 +120,10 @@ struct PluginLayout {
             alignof(ContactState),
             sizeof(NarrowPhaseCache),
             alignof(NarrowPhaseCache),
+            sizeof(ContactManifold),
+            sizeof(ConvexHull),
+            sizeof(NarrowPhaseStatistics),
+            0,
             sizeof(ParameterSpec),
             sizeof(ParameterValues),
             sizeof(IntegrationResult),

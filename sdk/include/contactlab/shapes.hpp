@@ -1,6 +1,13 @@
-// Collision shapes, described in their own geometry frame G.
+// Collision shapes, described in their own geometry frame G, and their support mappings.
+//
+// Every shape but the half-space is convex and bounded. Axial shapes (cylinder, cone/frustum,
+// capsule) have their axis along G's z and are centred on G's origin; a beam lies along G's x.
+// A shape may carry a smoothing radius r (Neumayr 2025 §6.2.2): the shape is shrunk by r and
+// then swept by a sphere of radius r, which rounds its edges and corners without changing its
+// outer dimensions.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -9,11 +16,19 @@
 namespace contactlab {
 
 enum class ShapeType : std::int32_t {
-  sphere = 0,      ///< centred at G's origin; radius_m
-  box = 1,         ///< centred at G's origin, edges along G's axes; half_extents_m
-  half_space = 2,  ///< solid {x : normal·x ≤ 0} in G; boundary plane through G's origin
+  sphere = 0,       ///< radius_m
+  box = 1,          ///< half_extents_m along x, y, z
+  half_space = 2,   ///< solid {x : normal·x ≤ 0}; boundary plane through G's origin
+  ellipsoid = 3,    ///< half_extents_m are the semi-axes along x, y, z
+  cylinder = 4,     ///< radius_m, half_length_m along z
+  cone = 5,         ///< base radius_m at z = −half_length_m, top_radius_m at z = +half_length_m
+                    ///< (a frustum when top_radius_m > 0)
+  capsule = 6,      ///< radius_m, half_length_m of the axis segment (between the cap centres)
+  beam = 7,         ///< stadium along x: half_extents_m = (half length incl. round ends,
+                    ///< half width = end radius, half thickness along z)
+  convex_hull = 8,  ///< hull (vertices in G)
 };
-inline constexpr int shape_type_count = 3;
+inline constexpr int shape_type_count = 9;
 
 inline const char* shape_type_name(ShapeType type) {
   switch (type) {
@@ -23,19 +38,54 @@ inline const char* shape_type_name(ShapeType type) {
       return "box";
     case ShapeType::half_space:
       return "half_space";
+    case ShapeType::ellipsoid:
+      return "ellipsoid";
+    case ShapeType::cylinder:
+      return "cylinder";
+    case ShapeType::cone:
+      return "cone";
+    case ShapeType::capsule:
+      return "capsule";
+    case ShapeType::beam:
+      return "beam";
+    case ShapeType::convex_hull:
+      return "convex_hull";
   }
   return "unknown";
 }
 
+/// Vertex and face data of a convex polyhedron, owned by the host for the whole run.
+struct ConvexHull {
+  const Vec3* vertices = nullptr;  ///< hull vertices in G [m] (no interior points)
+  std::uint32_t vertex_count = 0;
+  /// Vertex adjacency in compressed rows: the neighbours of vertex i are
+  /// neighbors[neighbor_offsets[i] .. neighbor_offsets[i + 1]) (for hill-climbing supports).
+  const std::uint32_t* neighbor_offsets = nullptr;
+  const std::uint32_t* neighbors = nullptr;
+  /// Faces as planes n·x ≤ d (unit outward normals in G, offsets in m).
+  const Vec3* face_normals = nullptr;
+  const double* face_offsets = nullptr;
+  std::uint32_t face_count = 0;
+  /// Boundary triangles, three vertex indices each, counter-clockwise seen from outside.
+  const std::uint32_t* triangles = nullptr;
+  std::uint32_t triangle_count = 0;
+  Vec3 centroid = Vec3::Zero();  ///< volume centroid in G (an interior point) [m]
+};
+
 /// A shape is a plain value: the fields that matter depend on `type`.
 struct Shape {
   ShapeType type = ShapeType::sphere;
-  double radius_m = 0.0;               ///< sphere radius [m]
-  Vec3 half_extents_m = Vec3::Zero();  ///< box half sizes along G's x, y, z [m]
+  double radius_m = 0.0;               ///< sphere, cylinder, capsule; cone base radius [m]
+  double top_radius_m = 0.0;           ///< cone top radius (0: a pointed cone) [m]
+  double half_length_m = 0.0;          ///< cylinder, cone, capsule: half length along z [m]
+  Vec3 half_extents_m = Vec3::Zero();  ///< box half sizes; ellipsoid semi-axes; beam (see above)
   Vec3 normal = Vec3::UnitZ();         ///< half-space outward unit normal in G (solid below)
-  /// Radius of curvature used by curvature-dependent force laws (Hertz) [m]: the sphere radius,
-  /// +∞ for flat shapes (box faces, half-space), or the user's `contact_radius_m` override.
+  double smoothing_radius_m = 0.0;     ///< edge/corner rounding radius r ≥ 0 [m]
+  /// Contact radius r_c for curvature-dependent force laws [m] (Neumayr 2025 table 7.1, or the
+  /// user's `contact_radius_m`), and whether the shape counts as flat in the R_geo rule.
   double contact_radius_m = std::numeric_limits<double>::infinity();
+  bool flat = false;
+  const ConvexHull* hull = nullptr;  ///< convex_hull only; host-owned
 
   static Shape sphere(double radius_m) {
     Shape s;
@@ -48,15 +98,158 @@ struct Shape {
     Shape s;
     s.type = ShapeType::box;
     s.half_extents_m = half_extents_m;
+    s.contact_radius_m = half_extents_m.minCoeff();
+    s.flat = true;
     return s;
   }
   static Shape half_space(const Vec3& outward_normal) {
     Shape s;
     s.type = ShapeType::half_space;
     s.normal = outward_normal.normalized();
+    s.flat = true;
+    return s;
+  }
+  static Shape ellipsoid(const Vec3& semi_axes_m) {
+    Shape s;
+    s.type = ShapeType::ellipsoid;
+    s.half_extents_m = semi_axes_m;
+    s.contact_radius_m = semi_axes_m.minCoeff();
+    return s;
+  }
+  static Shape cylinder(double radius_m, double length_m) {
+    Shape s;
+    s.type = ShapeType::cylinder;
+    s.radius_m = radius_m;
+    s.half_length_m = 0.5 * length_m;
+    s.contact_radius_m = std::min(radius_m, 0.5 * length_m);
+    return s;
+  }
+  static Shape cone(double base_radius_m, double top_radius_m, double length_m) {
+    Shape s;
+    s.type = ShapeType::cone;
+    s.radius_m = base_radius_m;
+    s.top_radius_m = top_radius_m;
+    s.half_length_m = 0.5 * length_m;
+    s.contact_radius_m = 0.5 * (base_radius_m + top_radius_m);
+    return s;
+  }
+  static Shape capsule(double radius_m, double segment_length_m) {
+    Shape s;
+    s.type = ShapeType::capsule;
+    s.radius_m = radius_m;
+    s.half_length_m = 0.5 * segment_length_m;
+    s.contact_radius_m = radius_m;
+    return s;
+  }
+  static Shape beam(double length_m, double width_m, double thickness_m) {
+    Shape s;
+    s.type = ShapeType::beam;
+    s.half_extents_m = 0.5 * Vec3(length_m, width_m, thickness_m);
+    s.contact_radius_m = 0.5 * std::min({length_m, width_m, thickness_m});
+    s.flat = true;
+    return s;
+  }
+  static Shape convex_hull(const ConvexHull* hull) {
+    Shape s;
+    s.type = ShapeType::convex_hull;
+    s.hull = hull;
     return s;
   }
 };
+
+/// Support point of the shape's core (the shape shrunk by its smoothing radius) in direction d
+/// (G frame, any length > 0): a point of the core maximising d·x. Not for half-spaces.
+inline Vec3 core_support(const Shape& shape, const Vec3& d) {
+  const double r = shape.smoothing_radius_m;
+  auto sign = [](double v) { return v < 0.0 ? -1.0 : 1.0; };
+  switch (shape.type) {
+    case ShapeType::sphere:
+      return Vec3::Zero();  // a sphere is its own smoothing
+    case ShapeType::box: {
+      const Vec3 h = shape.half_extents_m - Vec3::Constant(r);
+      return Vec3(sign(d.x()) * h.x(), sign(d.y()) * h.y(), sign(d.z()) * h.z());
+    }
+    case ShapeType::ellipsoid: {
+      // argmax over the ellipsoid x = A·u, |u| = 1 of d·x is A²d/|Ad|, A = diag(semi-axes).
+      const Vec3 a = shape.half_extents_m - Vec3::Constant(r);
+      const Vec3 ad = a.cwiseProduct(d);
+      const double norm = ad.norm();
+      return norm > 0.0 ? Vec3(a.cwiseProduct(ad) / norm) : Vec3(a.x(), 0.0, 0.0);
+    }
+    case ShapeType::cylinder: {
+      const double radius = shape.radius_m - r;
+      const double radial = std::hypot(d.x(), d.y());
+      const Vec3 rim = radial > 0.0 ? Vec3(radius * d.x() / radial, radius * d.y() / radial, 0.0)
+                                    : Vec3(radius, 0.0, 0.0);
+      return rim + Vec3(0.0, 0.0, sign(d.z()) * (shape.half_length_m - r));
+    }
+    case ShapeType::cone: {
+      // A frustum is the convex hull of its two rims: the support is on one of them.
+      const double h = shape.half_length_m - r;
+      const double radial = std::hypot(d.x(), d.y());
+      const Vec3 u = radial > 0.0 ? Vec3(d.x() / radial, d.y() / radial, 0.0) : Vec3::UnitX();
+      const double base_radius = std::max(0.0, shape.radius_m - r);
+      const double top_radius = std::max(0.0, shape.top_radius_m - r);
+      const Vec3 base = base_radius * u + Vec3(0.0, 0.0, -h);
+      const Vec3 top = top_radius * u + Vec3(0.0, 0.0, h);
+      return d.dot(top) > d.dot(base) ? top : base;
+    }
+    case ShapeType::capsule:
+      return Vec3(0.0, 0.0, sign(d.z()) * shape.half_length_m);
+    case ShapeType::beam: {
+      // Stadium in x–y (segment of half length L/2 − W/2 swept by a disc of radius W/2),
+      // extruded over the thickness along z.
+      const Vec3 h = shape.half_extents_m - Vec3::Constant(r);
+      const double end_radius = h.y();
+      const double segment = shape.half_extents_m.x() - shape.half_extents_m.y();
+      const double planar = std::hypot(d.x(), d.y());
+      Vec3 p(sign(d.x()) * segment, 0.0, sign(d.z()) * h.z());
+      if (planar > 0.0) p += Vec3(end_radius * d.x() / planar, end_radius * d.y() / planar, 0.0);
+      return p;
+    }
+    case ShapeType::convex_hull: {
+      const ConvexHull& hull = *shape.hull;
+      std::uint32_t best = 0;
+      double best_dot = d.dot(hull.vertices[0]);
+      for (std::uint32_t i = 1; i < hull.vertex_count; ++i) {
+        const double value = d.dot(hull.vertices[i]);
+        if (value > best_dot) {
+          best_dot = value;
+          best = i;
+        }
+      }
+      return hull.vertices[best];
+    }
+    case ShapeType::half_space:
+      break;
+  }
+  return Vec3::Zero();
+}
+
+/// Radius swept around the core: the sphere's and capsule's radius, else the smoothing radius.
+inline double sweep_radius(const Shape& shape) {
+  if (shape.type == ShapeType::sphere || shape.type == ShapeType::capsule) return shape.radius_m;
+  return shape.smoothing_radius_m;
+}
+
+/// Support point of the whole shape in direction d (G frame, d ≠ 0): core support plus the swept
+/// radius along d.
+inline Vec3 support(const Shape& shape, const Vec3& d) {
+  const double radius = sweep_radius(shape);
+  Vec3 p = core_support(shape, d);
+  if (radius > 0.0) p += radius * d / d.norm();
+  return p;
+}
+
+/// Support point of a posed shape in a world direction d_W: X_WG·support(R_WGᵀ·d_W).
+inline Vec3 support_W(const Shape& shape, const Pose& X_WG, const Vec3& d_W) {
+  return X_WG.transform_point(support(shape, X_WG.R.transpose() * d_W));
+}
+
+/// An interior point of the shape in G (its centre; a hull's centroid), used by MPR to start.
+inline Vec3 interior_point(const Shape& shape) {
+  return shape.type == ShapeType::convex_hull ? shape.hull->centroid : Vec3::Zero();
+}
 
 /// Axis-aligned bounding box in world coordinates [m]. Unbounded shapes use ±infinity.
 struct Aabb {
@@ -67,5 +260,29 @@ struct Aabb {
            (other.min_W.array() <= max_W.array()).all();
   }
 };
+
+/// The tight AABB of a posed shape from six support queries (Neumayr 2025 L285–294); a
+/// half-space is unbounded except along an axis its normal is aligned with.
+inline Aabb shape_aabb(const Shape& shape, const Pose& X_WG) {
+  Aabb box;
+  if (shape.type == ShapeType::half_space) {
+    const Vec3 n_W = X_WG.R * shape.normal;
+    for (int i = 0; i < 3; ++i) {
+      box.min_W[i] = -std::numeric_limits<double>::infinity();
+      box.max_W[i] = std::numeric_limits<double>::infinity();
+      const bool aligned = std::abs(std::abs(n_W[i]) - 1.0) < 1e-12;
+      if (aligned && n_W[i] > 0) box.max_W[i] = X_WG.p[i];
+      if (aligned && n_W[i] < 0) box.min_W[i] = X_WG.p[i];
+    }
+    return box;
+  }
+  for (int i = 0; i < 3; ++i) {
+    // Row i of R_WG is world axis i seen in G.
+    const Vec3 axis_G = X_WG.R.row(i).transpose();
+    box.max_W[i] = X_WG.p[i] + axis_G.dot(support(shape, axis_G));
+    box.min_W[i] = X_WG.p[i] + axis_G.dot(support(shape, -axis_G));
+  }
+  return box;
+}
 
 }  // namespace contactlab

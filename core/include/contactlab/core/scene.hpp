@@ -11,6 +11,7 @@
 
 #include "contactlab/core/config.hpp"
 #include "contactlab/core/registry.hpp"
+#include "contactlab/core/shape_library.hpp"
 #include "contactlab/materials.hpp"
 #include "contactlab/plugin.hpp"
 
@@ -33,12 +34,6 @@ struct GeometryModel {
   Pose X_BG;  ///< pose of the geometry frame in the body frame
   std::string material;
   bool collidable = true;
-};
-
-struct MassProperties {
-  double mass_kg = 0.0;
-  Vec3 p_BCm = Vec3::Zero();         ///< centre of mass in the body frame [m]
-  Mat3 inertia_Cm_B = Mat3::Zero();  ///< inertia about the COM, body axes [kg·m²]
 };
 
 struct BodyModel {
@@ -80,7 +75,9 @@ struct Scene {
   PluginChoice force_law;
   PluginChoice friction;
   PluginChoice integrator;
-  ConfigNode resolved;  ///< the configuration with defaults filled in
+  ConfigNode resolved;                              ///< the configuration with defaults filled in
+  std::vector<std::unique_ptr<HullStorage>> hulls;  ///< owned data of convex_hull shapes
+  std::vector<std::string> warnings;  ///< things the user should know (e.g. a mesh was hulled)
 };
 
 /// Builds and checks the scene. Input problems throw InputError (file:line:col, dotted path);
@@ -92,11 +89,5 @@ Scene build_scene(ConfigNode config, const std::filesystem::path& source_file,
 /// InputErrors located at the offending key.
 ParameterValues validate_parameters(const ParameterSchema& schema, ConfigNode& params,
                                     const std::string& plugin_description);
-
-/// Mass properties of one shape of uniform density in its geometry frame (G).
-MassProperties shape_mass_properties(const Shape& shape, double density_kg_per_m3);
-
-/// Bounding box of a shape at pose X_WG (unbounded shapes give ±infinity where they extend).
-Aabb shape_aabb(const Shape& shape, const Pose& X_WG);
 
 }  // namespace contactlab::core

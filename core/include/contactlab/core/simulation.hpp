@@ -90,7 +90,8 @@ class Simulation final : public OdeView {
   void detect_contacts();
   void compute_forces(double t, bool record);
   void compute_accelerations(std::span<const double> y, std::span<double> y_rate);
-  ContactKinematics contact_kinematics(double t, std::size_t candidate) const;
+  /// Kinematics of point `point` of candidate `candidate`'s manifold.
+  ContactKinematics contact_kinematics(double t, std::size_t candidate, int point = 0) const;
   static std::uint64_t pair_key(std::size_t a, std::size_t b) {
     return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint64_t>(b);
   }
@@ -111,7 +112,8 @@ class Simulation final : public OdeView {
   std::vector<ProxyPair> pairs_;
   struct Candidate {
     std::size_t a = 0, b = 0;  ///< geometry indices, a < b
-    ContactGeometry geometry;
+    ContactManifold manifold;  ///< points[0]: the deepest; its distance is the pair's
+    const ContactGeometry& geometry() const { return manifold.points[0]; }
   };
   std::vector<Candidate> candidates_;  ///< narrow-phase results of the last detection
   std::vector<ContactSample> samples_;

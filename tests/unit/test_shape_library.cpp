@@ -1,0 +1,246 @@
+// Shapes: support mappings, bounding boxes, mass properties against closed forms, hulls (qhull)
+// and mesh loading.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <random>
+
+#include "contactlab/core/shape_library.hpp"
+
+using namespace contactlab;
+using namespace contactlab::core;
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+constexpr double pi = std::numbers::pi;
+
+namespace {
+
+std::vector<Vec3> random_directions(int count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::vector<Vec3> out;
+  while (static_cast<int>(out.size()) < count) {
+    Vec3 d(normal(rng), normal(rng), normal(rng));
+    if (d.norm() > 1e-6) out.push_back(d.normalized());
+  }
+  return out;
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("contactlab_shape_tests_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+void check_mass(const MassProperties& m, double mass, const Vec3& com, const Vec3& inertia,
+                double tolerance) {
+  CHECK(m.mass_kg == Approx(mass).epsilon(tolerance));
+  CHECK((m.p_BCm - com).norm() <= tolerance * (1.0 + com.norm()));
+  for (int i = 0; i < 3; ++i) CHECK(m.inertia_Cm_B(i, i) == Approx(inertia[i]).epsilon(tolerance));
+  const Mat3 off = m.inertia_Cm_B - Mat3(m.inertia_Cm_B.diagonal().asDiagonal());
+  CHECK(off.norm() <= tolerance * m.inertia_Cm_B.norm());
+}
+
+std::vector<Shape> all_bounded_shapes() {
+  Shape smoothed_box = Shape::box(Vec3(0.3, 0.2, 0.1));
+  smoothed_box.smoothing_radius_m = 0.015;
+  return {Shape::sphere(0.4),
+          Shape::box(Vec3(0.3, 0.2, 0.1)),
+          smoothed_box,
+          Shape::ellipsoid(Vec3(0.3, 0.2, 0.5)),
+          Shape::cylinder(0.2, 0.7),
+          Shape::cone(0.3, 0.0, 0.6),
+          Shape::cone(0.3, 0.1, 0.6),
+          Shape::capsule(0.15, 0.5),
+          Shape::beam(1.0, 0.4, 0.2)};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "shapes: the support point maximises d·x over the shape's own support points, "
+    "within 1e-12") {
+  const auto directions = random_directions(400, 7);
+  for (const Shape& shape : all_bounded_shapes()) {
+    INFO(shape_type_name(shape.type));
+    for (const Vec3& d : directions) {
+      const Vec3 s = support(shape, d);
+      // Every other support point is a point of the shape, so none may score higher along d.
+      for (const Vec3& e : directions) CHECK(d.dot(support(shape, e)) <= d.dot(s) + 1e-12);
+    }
+  }
+}
+
+TEST_CASE("shapes: support points lie on the closed-form surfaces within 1e-12") {
+  const auto directions = random_directions(200, 11);
+  for (const Vec3& d : directions) {
+    const Vec3 e = support(Shape::ellipsoid(Vec3(0.3, 0.2, 0.5)), d);
+    CHECK((e.array() / Eigen::Array3d(0.3, 0.2, 0.5)).matrix().norm() ==
+          Approx(1.0).epsilon(1e-12));
+    const Vec3 c = support(Shape::cylinder(0.2, 0.7), d);
+    CHECK(std::hypot(c.x(), c.y()) == Approx(0.2).epsilon(1e-12));
+    CHECK(std::abs(c.z()) == Approx(0.35).epsilon(1e-12));
+    const Vec3 k = support(Shape::capsule(0.15, 0.5), d);
+    const Vec3 axis_point(0.0, 0.0, std::clamp(k.z(), -0.25, 0.25));
+    CHECK((k - axis_point).norm() == Approx(0.15).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("shapes: a smoothing radius keeps the outer size and rounds the corners") {
+  Shape box = Shape::box(Vec3(0.3, 0.2, 0.1));
+  box.smoothing_radius_m = 0.02;
+  const Aabb aabb = shape_aabb(box, Pose{});
+  CHECK((aabb.max_W - Vec3(0.3, 0.2, 0.1)).norm() <= 1e-15);
+  // Along the diagonal the rounded corner is r·(√3 − 1) closer than the sharp one.
+  const Vec3 d = Vec3(1, 1, 1).normalized();
+  const double sharp = d.dot(Vec3(0.3, 0.2, 0.1));
+  CHECK(d.dot(support(box, d)) == Approx(sharp - 0.02 * (std::sqrt(3.0) - 1.0)).epsilon(1e-12));
+}
+
+TEST_CASE("shapes: the AABB from supports is tight and contains the shape at any pose") {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const auto directions = random_directions(300, 5);
+  for (const Shape& shape : all_bounded_shapes()) {
+    for (int trial = 0; trial < 20; ++trial) {
+      Pose X;
+      X.R = Eigen::Quaterniond(unit(rng), unit(rng), unit(rng), unit(rng))
+                .normalized()
+                .toRotationMatrix();
+      X.p = Vec3(unit(rng), unit(rng), unit(rng));
+      const Aabb box = shape_aabb(shape, X);
+      for (const Vec3& d : directions) {
+        const Vec3 p = support_W(shape, X, d);
+        CHECK((p.array() >= box.min_W.array() - 1e-12).all());
+        CHECK((p.array() <= box.max_W.array() + 1e-12).all());
+      }
+      for (int i = 0; i < 3; ++i) {
+        CHECK(support_W(shape, X, Vec3::Unit(i))[i] == Approx(box.max_W[i]).margin(1e-12));
+        CHECK(support_W(shape, X, -Vec3::Unit(i))[i] == Approx(box.min_W[i]).margin(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("mass properties: primitives match their closed forms within 1e-12") {
+  const double rho = 1234.0;
+  SECTION("cylinder") {
+    const double r = 0.2, L = 0.7, m = rho * pi * r * r * L;
+    check_mass(shape_mass_properties(Shape::cylinder(r, L), rho), m, Vec3::Zero(),
+               Vec3(m * (3 * r * r + L * L) / 12, m * (3 * r * r + L * L) / 12, 0.5 * m * r * r),
+               1e-12);
+  }
+  SECTION("pointed cone: COM at a quarter height, I_zz = 3/10·m·R², I_xx = m(3R²/20 + 3L²/80)") {
+    const double r = 0.3, L = 0.6, m = rho * pi * r * r * L / 3.0;
+    const double transverse = m * (3 * r * r / 20 + 3 * L * L / 80);
+    check_mass(shape_mass_properties(Shape::cone(r, 0.0, L), rho), m, Vec3(0, 0, -L / 2 + L / 4),
+               Vec3(transverse, transverse, 0.3 * m * r * r), 1e-12);
+  }
+  SECTION("frustum with equal radii is a cylinder") {
+    const MassProperties a = shape_mass_properties(Shape::cone(0.25, 0.25, 0.5), rho);
+    const MassProperties b = shape_mass_properties(Shape::cylinder(0.25, 0.5), rho);
+    check_mass(a, b.mass_kg, b.p_BCm, b.inertia_Cm_B.diagonal(), 1e-12);
+  }
+  SECTION("ellipsoid") {
+    const Vec3 a(0.3, 0.2, 0.5);
+    const double m = rho * 4.0 / 3.0 * pi * a.prod();
+    check_mass(shape_mass_properties(Shape::ellipsoid(a), rho), m, Vec3::Zero(),
+               m / 5 * Vec3(0.04 + 0.25, 0.09 + 0.25, 0.09 + 0.04), 1e-12);
+  }
+  SECTION("capsule of zero length is a sphere") {
+    const MassProperties a = shape_mass_properties(Shape::capsule(0.3, 0.0), rho);
+    const MassProperties b = shape_mass_properties(Shape::sphere(0.3), rho);
+    check_mass(a, b.mass_kg, b.p_BCm, b.inertia_Cm_B.diagonal(), 1e-12);
+  }
+  SECTION("capsule: cylinder plus two hemispheres (textbook form)") {
+    const double r = 0.15, h = 0.5, m_c = rho * pi * r * r * h,
+                 m_s = rho * 4.0 / 3.0 * pi * r * r * r;
+    const double i_zz = m_c * r * r / 2 + m_s * 2 * r * r / 5;
+    const double i_xx =
+        m_c * (h * h / 12 + r * r / 4) + m_s * (2 * r * r / 5 + h * h / 4 + 3 * h * r / 8);
+    check_mass(shape_mass_properties(Shape::capsule(r, h), rho), m_c + m_s, Vec3::Zero(),
+               Vec3(i_xx, i_xx, i_zz), 1e-12);
+  }
+}
+
+TEST_CASE("mass properties: a hull of a box's corners equals the box within 1e-12") {
+  std::vector<Vec3> corners;
+  for (int i = 0; i < 8; ++i)
+    corners.emplace_back((i & 1) ? 0.3 : -0.3, (i & 2) ? 0.2 : -0.2, (i & 4) ? 0.1 : -0.1);
+  corners.emplace_back(0.01, 0.02, 0.03);  // an interior point is dropped
+  const auto hull = build_convex_hull(corners);
+  CHECK(hull->hull.vertex_count == 8);
+  CHECK(hull->interior_point_count == 1);
+  const MassProperties box = shape_mass_properties(Shape::box(Vec3(0.3, 0.2, 0.1)), 500.0);
+  check_mass(shape_mass_properties(Shape::convex_hull(&hull->hull), 500.0), box.mass_kg,
+             Vec3::Zero(), box.inertia_Cm_B.diagonal(), 1e-12);
+  CHECK(hull->hull.face_count == 12);  // triangulated
+  for (std::uint32_t f = 0; f < hull->hull.face_count; ++f)
+    for (std::uint32_t v = 0; v < hull->hull.vertex_count; ++v)
+      CHECK(hull->hull.face_normals[f].dot(hull->hull.vertices[v]) <=
+            hull->hull.face_offsets[f] + 1e-12);
+}
+
+TEST_CASE("mass properties: the beam equals a box plus a cylinder split at its ends within 1e-6") {
+  // Independent check: the hull of a finely tessellated stadium prism (error O(1/n²)).
+  const double L = 1.0, W = 0.4, T = 0.2;
+  std::vector<Vec3> points;
+  const int n = 4000;
+  for (int k = 0; k <= n; ++k) {
+    const double a = -pi / 2 + pi * k / n;
+    for (double z : {-T / 2, T / 2}) {
+      points.emplace_back(L / 2 - W / 2 + W / 2 * std::cos(a), W / 2 * std::sin(a), z);
+      points.emplace_back(-(L / 2 - W / 2) - W / 2 * std::cos(a), W / 2 * std::sin(a), z);
+    }
+  }
+  const auto hull = build_convex_hull(points);
+  const MassProperties reference = shape_mass_properties(Shape::convex_hull(&hull->hull), 700.0);
+  check_mass(shape_mass_properties(Shape::beam(L, W, T), 700.0), reference.mass_kg, reference.p_BCm,
+             reference.inertia_Cm_B.diagonal(), 1e-6);
+}
+
+TEST_CASE("hulls: degenerate point sets are refused with a clear reason") {
+  CHECK_THROWS_WITH(build_convex_hull({Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)}),
+                    Contains("at least 4 points"));
+  CHECK_THROWS_WITH(build_convex_hull({Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(1, 1, 0),
+                                       Vec3(0.5, 0.5, 0)}),
+                    Contains("do not span a volume"));
+}
+
+TEST_CASE("meshes: OBJ and STL (ASCII and binary) load their vertices; bad files are named") {
+  const fs::path obj = scratch("tetra.obj");
+  std::ofstream(obj) << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n";
+  CHECK(load_mesh_vertices(obj).size() == 4);
+
+  const fs::path ascii = scratch("tri.stl");
+  std::ofstream(ascii) << "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+                          "vertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
+  CHECK(load_mesh_vertices(ascii).size() == 3);
+
+  const fs::path binary = scratch("tri_binary.stl");
+  {
+    std::ofstream out(binary, std::ios::binary);
+    char header[80] = {};
+    out.write(header, 80);
+    const std::uint32_t count = 1;
+    out.write(reinterpret_cast<const char*>(&count), 4);
+    const float data[12] = {0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0};
+    out.write(reinterpret_cast<const char*>(data), sizeof(data));
+    const std::uint16_t attribute = 0;
+    out.write(reinterpret_cast<const char*>(&attribute), 2);
+  }
+  const auto vertices = load_mesh_vertices(binary);
+  REQUIRE(vertices.size() == 3);
+  CHECK(vertices[1].x() == 2.0);
+  CHECK(vertices[2].y() == 3.0);
+
+  CHECK_THROWS_WITH(load_mesh_vertices(scratch("missing.obj")),
+                    Contains("missing.obj") && Contains("no such file"));
+  const fs::path unknown = scratch("shape.ply");
+  std::ofstream(unknown) << "ply\n";
+  CHECK_THROWS_WITH(load_mesh_vertices(unknown), Contains("unknown format '.ply'"));
+}
