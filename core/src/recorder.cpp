@@ -155,6 +155,19 @@ void Recorder::write_summary(const std::string& status, const std::string& error
                   {"library", choice.info->library_path.string()},
                   {"library_version", choice.info->library_version}};
     };
+    json narrow = json::array();
+    const auto narrow_stats = simulation_->narrow_phase_statistics();
+    for (std::size_t k = 0; k < narrow_stats.size(); ++k) {
+      const NarrowPhaseStatistics& n = narrow_stats[k];
+      narrow.push_back(
+          {{"name", scene.narrow_phase[k].type},
+           {"queries", n.queries},
+           {"iteration_limit_hits", n.iteration_limit_hits},
+           {"degenerate_cases", n.degenerate_cases},
+           {"mean_iterations", n.queries ? double(n.total_iterations) / n.queries : 0.0},
+           {"max_iterations", n.max_iterations_used}});
+    }
+    summary["narrow_phase_statistics"] = narrow;
     json plugins;
     plugins["broad_phase"] = describe(scene.broad_phase);
     plugins["narrow_phase"] = json::array();

@@ -450,6 +450,12 @@ double Simulation::total_energy(std::span<const double> y) {
   return energy;
 }
 
+std::vector<NarrowPhaseStatistics> Simulation::narrow_phase_statistics() const {
+  std::vector<NarrowPhaseStatistics> out;
+  for (const auto& narrow_phase : narrow_chain_) out.push_back(narrow_phase->statistics());
+  return out;
+}
+
 const std::vector<ContactSample>& Simulation::contacts_at(double t, std::span<const double> y) {
   compute_kinematics(y);
   detect_contacts();

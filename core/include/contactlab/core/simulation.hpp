@@ -68,6 +68,8 @@ class Simulation final : public OdeView {
   /// Contacts (penetrating pairs) with their forces at state y.
   const std::vector<ContactSample>& contacts_at(double t, std::span<const double> y);
   const SimulationStatistics& statistics() const { return stats_; }
+  /// The counters of each narrow phase in the chain, in chain order.
+  std::vector<NarrowPhaseStatistics> narrow_phase_statistics() const;
   Integrator& integrator() { return *integrator_; }
 
   /// Called at every output time (after the recorder), e.g. by tests that sample trajectories.
