@@ -276,6 +276,17 @@ inline Aabb shape_aabb(const Shape& shape, const Pose& X_WG) {
     }
     return box;
   }
+  if (shape.type == ShapeType::sphere) {
+    box.min_W = X_WG.p - Vec3::Constant(shape.radius_m);
+    box.max_W = X_WG.p + Vec3::Constant(shape.radius_m);
+    return box;
+  }
+  if (shape.type == ShapeType::box && shape.smoothing_radius_m == 0.0) {
+    const Vec3 h = X_WG.R.cwiseAbs() * shape.half_extents_m;  // half widths of a rotated box
+    box.min_W = X_WG.p - h;
+    box.max_W = X_WG.p + h;
+    return box;
+  }
   for (int i = 0; i < 3; ++i) {
     // Row i of R_WG is world axis i seen in G.
     const Vec3 axis_G = X_WG.R.row(i).transpose();

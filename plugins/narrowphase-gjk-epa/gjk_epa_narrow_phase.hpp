@@ -1,0 +1,65 @@
+// GJK/EPA narrow phase: signed distance, normal and witness points for any pair of the convex
+// shapes of contactlab/shapes.hpp, and closed forms for pairs with a half-space.
+//
+// Every shape is a core (shape shrunk by its swept radius: a point for a sphere, a segment for a
+// capsule) swept by a ball. GJK (Gilbert, Johnson & Keerthi 1988) with the signed-volumes
+// sub-distance algorithm of Montanari, Petrinic & Barbieri (2017) measures the distance between
+// the cores; the swept radii are then subtracted, which is exact whatever the sign of the result,
+// so spheres, capsules and smoothed shapes need no iteration on curved surfaces. When the cores
+// overlap or touch, EPA (van den Bergen 2001) expands a polytope inside the cores' Minkowski
+// difference to find their penetration depth; the swept radii are added to it, which is exact
+// too: for cores K and a ball of radius R, depth(K ⊕ B_R) = depth(K) + R.
+//
+// Results follow the ContactGeometry contract: signed distance (> 0 separated, < 0 penetrating),
+// unit normal from A to B, witness points on the boundaries of A and B with
+// point_b_W − point_a_W = distance_m · normal_W.
+#pragma once
+
+#include <memory>
+
+#include <contactlab/contact.hpp>
+#include <contactlab/math.hpp>
+#include <contactlab/narrow_phase.hpp>
+#include <contactlab/parameters.hpp>
+#include <contactlab/shapes.hpp>
+
+namespace contactlab::plugins {
+
+/// Shape A (any type but half_space) at pose X_WA against half-space B at pose X_WH (the solid
+/// {x : n·x ≤ 0} of its frame, n = half_space.normal, normalised here). The deepest point of A is
+/// its support point along −n_W, so distance = n_W·(support_W(A, −n_W) − p_WH) and the normal
+/// from A to B is −n_W. Exact for every shape whose support mapping is.
+ContactGeometry shape_half_space(const Shape& shape, const Pose& X_WA, const Shape& half_space,
+                                 const Pose& X_WH);
+
+class GjkEpaNarrowPhase final : public NarrowPhase {
+ public:
+  /// Reads `tolerance` (relative) and `max_iterations` (per GJK and per EPA run). Preallocates
+  /// every buffer query() uses, so that query() never allocates.
+  explicit GjkEpaNarrowPhase(const ParameterValues& params);
+  ~GjkEpaNarrowPhase() override;
+  GjkEpaNarrowPhase(const GjkEpaNarrowPhase&) = delete;
+  GjkEpaNarrowPhase& operator=(const GjkEpaNarrowPhase&) = delete;
+
+  static ParameterSchema schema();
+
+  /// Every pair except half_space–half_space.
+  bool supports(ShapeType a, ShapeType b) const override;
+  /// One contact point per pair. `cache` keeps the support directions of the final simplex (or
+  /// EPA face) in A's frame and restarts GJK from them. Throws contactlab::SimulationError only for
+  /// an unsupported pair; numerical trouble ends in a best-so-far answer counted in statistics().
+  void query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+             NarrowPhaseCache& cache, ContactManifold& out) override;
+  NarrowPhaseStatistics statistics() const override { return statistics_; }
+
+  /// Preallocated memory of the EPA polytope (defined in the .cpp).
+  struct Workspace;
+
+ private:
+  double tolerance_;   // relative accuracy of distances and depths
+  int max_iterations_;  // per GJK run and per EPA run
+  std::unique_ptr<Workspace> workspace_;
+  NarrowPhaseStatistics statistics_;
+};
+
+}  // namespace contactlab::plugins

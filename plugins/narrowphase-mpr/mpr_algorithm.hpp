@@ -1,0 +1,100 @@
+// Minkowski Portal Refinement (MPR) for the signed distance of two convex shapes, as improved by
+// Neumayr (2025) chapter 6 (Modia3D): unit search directions, phases 1–3, termination conditions
+// TC1–TC3, the Euclidean distance for separated shapes and the best-so-far result when the
+// iteration limit or a degenerate portal is hit.
+//
+// The algorithm is written once, as a template on the scalar type of its arithmetic (double,
+// long double or DoubleDouble); the support points are computed in double by the SDK and converted.
+// Tolerances are relative to the size of the Minkowski difference, so that one value serves shapes
+// of any size (Modia3D scales the portal to unit size for the same reason).
+//
+// Departures from the thesis, each marked where it is implemented:
+//  - never an error: coincident interior points shift r0 inside A ⊖ B, and planar (degenerate)
+//    Minkowski differences or portals return the best result found so far, counted as degenerate;
+//  - a separated pair whose TC3 foot point falls outside the portal (Thm 6.3 case 2, where the
+//    thesis returns an upper bound) is completed to the exact Euclidean distance by a closest-point
+//    iteration warm-started from the portal;
+//  - a penetrating pair whose TC3 foot point falls outside the portal reports the depth along the
+//    portal normal (a valid separating translation), so that b − a = δ·n holds exactly;
+//  - TC2 takes its witness points from r4's own support points, which lie on both boundaries.
+#pragma once
+
+#include <contactlab/contact.hpp>
+#include <contactlab/math.hpp>
+#include <contactlab/shapes.hpp>
+#include <cstdint>
+
+#include "double_double.hpp"
+
+namespace contactlab::plugins::mpr {
+
+/// The arithmetic MPR runs in.
+enum class Precision : std::int32_t {
+  double_precision = 0,   ///< "double": 53-bit significand
+  long_double = 1,        ///< "long_double": the platform's long double (64-bit on x86-64)
+  double_double = 2,      ///< "double_double": 106-bit significand (Modia3D's Double64)
+};
+
+struct Settings {
+  /// TC2/TC3 tolerance relative to the size of A ⊖ B (Neumayr's mprTol, there in scaled units).
+  /// Values below the rounding of the double support points (about 4e-15 of the coordinates'
+  /// magnitude) are raised to that floor.
+  double tolerance = 1e-12;
+  /// Iteration limit of each phase (Neumayr's mprIterMax, §6.1.4).
+  std::int32_t max_iterations = 120;
+};
+
+/// How a query ended.
+enum class Termination : std::int32_t {
+  tc1 = 0,            ///< r1 on the origin ray (TC1, Neumayr L333)
+  tc2 = 1,            ///< r4 on the ray of its search direction (TC2, L398)
+  tc3_inside = 2,     ///< portal on the boundary, the origin's foot inside it (TC3, L400; exact)
+  tc3_penetrating_outside = 3,  ///< TC3, penetrating, foot outside: depth along the portal normal
+  tc3_closest_point = 4,        ///< TC3, separated, foot outside: completed to the exact distance
+  iteration_limit = 5,          ///< best-so-far portal after max_iterations (L412–415)
+  degenerate_portal = 6,        ///< best-so-far portal after a degenerate refinement (L409)
+  degenerate_start = 7,  ///< no 3-D portal (planar A ⊖ B): support-plane estimate along the ray
+};
+inline constexpr int termination_count = 8;
+const char* termination_name(Termination termination);
+
+/// Result of one MPR query with what is needed to judge it.
+struct Result {
+  ContactGeometry geometry;
+  Termination termination = Termination::degenerate_start;
+  std::int32_t phase2_iterations = 0;
+  std::int32_t phase3_iterations = 0;
+  std::int32_t completion_iterations = 0;  ///< closest-point iterations (separated, Thm 6.3 case 2)
+  bool iteration_limit_hit = false;        ///< some phase stopped at max_iterations
+  bool degenerate = false;                 ///< a degenerate case was handled by a fallback
+  bool coincident_interior_points = false;  ///< r0 ≈ 0 was shifted (Neumayr L316–318)
+  /// The termination value (TC2 or TC3, relative to the size of A ⊖ B) of the phase-3 iterate the
+  /// result was taken from, and of the last phase-3 iterate; −1 when phase 3 did not run.
+  double result_tolerance = -1.0;
+  double last_tolerance = -1.0;
+  std::int32_t result_iteration = 0;  ///< the phase-3 iteration the result was taken from (1-based)
+
+  std::int32_t iterations() const {
+    return phase2_iterations + phase3_iterations + completion_iterations;
+  }
+};
+
+/// Signed distance of convex shape A at X_WA and convex shape B at X_WB (neither a half-space):
+/// > 0 separated, < 0 penetrating, with a unit normal from A to B and witness points such that
+/// point_b_W − point_a_W = distance_m · normal_W. Never throws and never allocates.
+template <class Scalar>
+Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                       const Settings& settings);
+
+extern template Result signed_distance<double>(const Shape&, const Pose&, const Shape&,
+                                               const Pose&, const Settings&);
+extern template Result signed_distance<long double>(const Shape&, const Pose&, const Shape&,
+                                                    const Pose&, const Settings&);
+extern template Result signed_distance<DoubleDouble>(const Shape&, const Pose&, const Shape&,
+                                                     const Pose&, const Settings&);
+
+/// The same, with the precision chosen at run time.
+Result signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
+                       const Pose& X_WB, const Settings& settings);
+
+}  // namespace contactlab::plugins::mpr
