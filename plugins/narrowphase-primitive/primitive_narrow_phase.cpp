@@ -1,7 +1,13 @@
+// Closed forms of the primitive narrow phase (see primitive_narrow_phase.hpp for the contract,
+// the smoothing rule and the manifold rule), and the plugin class that dispatches to them.
 #include "primitive_narrow_phase.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
 
 #include <contactlab/errors.hpp>
 
@@ -14,7 +20,257 @@ namespace {
 // underflows and Δ/|Δ| would lose its unit length.
 constexpr double kCoincidentSquared_m2 = 1e-200;
 
+// Relative size (of the coordinates or of the shapes) below which a length is rounding noise:
+// two closest points nearer than this are coincident (their difference has no direction), a
+// manifold point whose distance is below this touches, and of two box axes whose separations
+// differ by less than this the face axis is preferred.
+constexpr double kRelativeTolerance = 1e-12;
+
+// Two manifold points nearer than this fraction of the shapes' size are one point (the clipped
+// polygon repeats a vertex that lies on a clipping plane).
+constexpr double kDistinctPointFraction = 1e-9;
+
+// A unit-vector component this small counts as zero when choosing the support edge of a box: both
+// parallel edges are then tried.
+constexpr double kSupportTieComponent = 1e-12;
+
+// At most 8 candidate points: a rectangle clipped by the 4 side planes of another one.
+constexpr int kMaxCandidates = 8;
+
+constexpr double sign_of(double value) {
+  return value < 0.0 ? -1.0 : 1.0;
+}
+
+double clamp01(double value) {
+  return std::clamp(value, 0.0, 1.0);
+}
+
+/// a·b − c·d with one rounding (Kahan's algorithm with fused multiply–adds; Jeannerod, Louvet &
+/// Muller 2013): no cancellation error when the two products nearly agree.
+double difference_of_products(double a, double b, double c, double d) {
+  const double cd = c * d;
+  const double cd_error = std::fma(-c, d, cd);
+  return std::fma(a, b, -cd) + cd_error;
+}
+
+/// u × v with every component from difference_of_products.
+Vec3 compensated_cross(const Vec3& u, const Vec3& v) {
+  return Vec3(difference_of_products(u.y(), v.z(), u.z(), v.y()),
+              difference_of_products(u.z(), v.x(), u.x(), v.z()),
+              difference_of_products(u.x(), v.y(), u.y(), v.x()));
+}
+
+/// d_p × d_q for two segment directions; when they are nearly parallel (sin(angle) ≤ 1e-6) the
+/// plain cross product has relative error ε/sin, so it is recomputed with compensated differences
+/// of products, which keep it accurate to a few ε.
+Vec3 segment_cross(const Vec3& d_p, const Vec3& d_q) {
+  const Vec3 n = d_p.cross(d_q);
+  return n.squaredNorm() <= 1e-12 * d_p.squaredNorm() * d_q.squaredNorm()
+             ? compensated_cross(d_p, d_q)
+             : n;
+}
+
+/// Half extents of a box's core: shrunk by the smoothing radius, never negative.
+Vec3 core_half_extents(const Shape& box) {
+  return (box.half_extents_m - Vec3::Constant(box.smoothing_radius_m)).cwiseMax(0.0);
+}
+
+/// The signs (±1) of corner `index` (0..7) of a box: bit 0 for x, bit 1 for y, bit 2 for z.
+Vec3 corner_signs(int index) {
+  return Vec3((index & 1) ? 1.0 : -1.0, (index & 2) ? 1.0 : -1.0, (index & 4) ? 1.0 : -1.0);
+}
+
+/// Largest absolute coordinate of the points [m]: the magnitude against which rounding is judged.
+double coordinate_scale(const Vec3& p, const Vec3& q, const Vec3& r, const Vec3& s) {
+  return std::max({p.cwiseAbs().maxCoeff(), q.cwiseAbs().maxCoeff(), r.cwiseAbs().maxCoeff(),
+                   s.cwiseAbs().maxCoeff()});
+}
+
+/// Moves a core contact to the swept shapes (see the header): A's witness point out by r_A along
+/// the normal, B's by r_B against it, the distance down by both.
+void sweep(ContactGeometry& geometry, double radius_a_m, double radius_b_m) {
+  geometry.distance_m -= radius_a_m + radius_b_m;
+  geometry.point_a_W += radius_a_m * geometry.normal_W;
+  geometry.point_b_W -= radius_b_m * geometry.normal_W;
+}
+
+/// Contact of two swept points (sphere, capsule): core points core_a_W and core_b_W swept by
+/// radius_a_m and radius_b_m. When the cores are closer than coincident_m, their difference is
+/// rounding noise: fallback_normal_W (unit, A to B) is used, both core points are taken at their
+/// midpoint, and the distance is −(r_A + r_B).
+ContactGeometry swept_points(const Vec3& core_a_W, double radius_a_m, const Vec3& core_b_W,
+                             double radius_b_m, const Vec3& fallback_normal_W,
+                             double coincident_m) {
+  const Vec3 d_W = core_b_W - core_a_W;
+  const double gap_squared_m2 = d_W.squaredNorm();
+  ContactGeometry out;
+  if (gap_squared_m2 > kCoincidentSquared_m2 && gap_squared_m2 > coincident_m * coincident_m) {
+    const double gap_m = std::sqrt(gap_squared_m2);
+    out.normal_W = d_W / gap_m;
+    out.distance_m = gap_m;
+    out.point_a_W = core_a_W;
+    out.point_b_W = core_b_W;
+  } else {
+    const Vec3 midpoint_W = 0.5 * (core_a_W + core_b_W);
+    out.normal_W = fallback_normal_W;
+    out.distance_m = 0.0;
+    out.point_a_W = midpoint_W;
+    out.point_b_W = midpoint_W;
+  }
+  sweep(out, radius_a_m, radius_b_m);
+  return out;
+}
+
+/// Candidate points of one contact patch, all with the pair's normal, before reduction.
+struct PatchCandidates {
+  std::array<ContactGeometry, kMaxCandidates> points{};
+  int count = 0;
+  void add(const Vec3& point_a_W, const Vec3& point_b_W, const Vec3& normal_W, double distance_m) {
+    if (count == kMaxCandidates) return;
+    ContactGeometry& g = points[count++];
+    g.point_a_W = point_a_W;
+    g.point_b_W = point_b_W;
+    g.normal_W = normal_W;
+    g.distance_m = distance_m;
+  }
+};
+
+/// Keeps at most max_points of the candidates in `out`: the deepest first, then — among the
+/// candidates that touch or penetrate — the one farthest from it, then the two spanning the
+/// largest triangles with that diagonal on either side (larger first). This keeps the deepest
+/// point and the spread of the patch (the area-maximising reduction of Gregorius, "Robust contact
+/// creation for physics simulations", GDC 2015). Distances are compared in the tangent plane.
+void reduce_patch(const PatchCandidates& candidates, int max_points, double length_scale_m,
+                  ContactManifold& out) {
+  int deepest = 0;
+  for (int i = 1; i < candidates.count; ++i) {
+    if (candidates.points[i].distance_m < candidates.points[deepest].distance_m) deepest = i;
+  }
+  out.points[0] = candidates.points[deepest];
+  out.count = 1;
+  if (max_points <= 1) return;
+
+  const double touching_m = kRelativeTolerance * length_scale_m;
+  const double distinct_m = kDistinctPointFraction * length_scale_m;
+  const Vec3& n_W = out.points[0].normal_W;
+  // Each candidate's position (the middle of its witness points) in the tangent plane.
+  std::array<Vec3, kMaxCandidates> tangential_W;
+  for (int i = 0; i < candidates.count; ++i) {
+    const Vec3 middle_W = 0.5 * (candidates.points[i].point_a_W + candidates.points[i].point_b_W);
+    tangential_W[i] = middle_W - n_W.dot(middle_W) * n_W;
+  }
+  auto tangential = [&](int i) -> const Vec3& { return tangential_W[i]; };
+  auto eligible = [&](int i) {
+    return i != deepest && candidates.points[i].distance_m <= touching_m;
+  };
+  // Does candidate i (score `value`) beat the current choice `best` (score best_value; −1 when
+  // none, best_value then being the threshold)? Scores within a relative 1e-9 tie, and the deeper
+  // point wins: the choice then does not hinge on rounding (e.g. on the order of A and B).
+  auto beats = [&](double value, int i, double best_value, int best) {
+    if (best < 0) return value > best_value;
+    const double margin = 1e-9 * std::max(std::abs(value), std::abs(best_value));
+    if (value != best_value && std::abs(value - best_value) > margin) return value > best_value;
+    return candidates.points[i].distance_m < candidates.points[best].distance_m;
+  };
+  const Vec3 t0 = tangential(deepest);
+
+  int farthest = -1;
+  double farthest_squared_m2 = distinct_m * distinct_m;
+  for (int i = 0; i < candidates.count; ++i) {
+    if (!eligible(i)) continue;
+    const double d2 = (tangential(i) - t0).squaredNorm();
+    if (beats(d2, i, farthest_squared_m2, farthest)) {
+      farthest_squared_m2 = d2;
+      farthest = i;
+    }
+  }
+  if (farthest < 0) return;
+  out.points[out.count++] = candidates.points[farthest];
+  if (max_points == 2) return;
+
+  // Signed doubled areas of the triangles (deepest, farthest, i) about the normal.
+  const Vec3 diagonal = tangential(farthest) - t0;
+  const double min_area_m2 = distinct_m * std::sqrt(farthest_squared_m2);
+  int left = -1, right = -1;
+  double left_area = min_area_m2, right_area = min_area_m2;
+  for (int i = 0; i < candidates.count; ++i) {
+    if (!eligible(i) || i == farthest) continue;
+    const double area = diagonal.cross(tangential(i) - t0).dot(n_W);
+    if (area > 0.0 && beats(area, i, left_area, left)) {
+      left_area = area;
+      left = i;
+    } else if (area < 0.0 && beats(-area, i, right_area, right)) {
+      right_area = -area;
+      right = i;
+    }
+  }
+  if (right >= 0 && (left < 0 || beats(right_area, right, left_area, left))) std::swap(left, right);
+  for (const int i : {left, right}) {
+    if (i >= 0 && out.count < max_points) out.points[out.count++] = candidates.points[i];
+  }
+}
+
+/// One Sutherland–Hodgman step (Sutherland & Hodgman 1974): the part of the convex polygon `in`
+/// where side·x[axis] ≤ limit, into `out`. Returns the new vertex count (≤ 8).
+int clip_polygon(const std::array<Vec3, kMaxCandidates>& in, int count, int axis, double side,
+                 double limit, std::array<Vec3, kMaxCandidates>& out) {
+  int kept = 0;
+  for (int i = 0; i < count; ++i) {
+    const Vec3& from = in[i];
+    const Vec3& to = in[(i + 1) % count];
+    const double f_from = side * from[axis] - limit;
+    const double f_to = side * to[axis] - limit;
+    if (f_from <= 0.0 && kept < kMaxCandidates) out[kept++] = from;
+    if (((f_from < 0.0 && f_to > 0.0) || (f_from > 0.0 && f_to < 0.0)) && kept < kMaxCandidates) {
+      out[kept++] = from + (f_from / (f_from - f_to)) * (to - from);
+    }
+  }
+  return kept;
+}
+
+/// Face contact of two boxes in the reference box's frame R: the reference face is the face of
+/// the reference box with outward normal m = sign·e_axis. The incident face is the face of the
+/// other box (axes R_RI, centre p_RI, half extents h_incident) whose outward normal is most
+/// anti-parallel to m; its corners are clipped to the side planes of the reference face. Returns
+/// the clipped polygon (in R) and each vertex's signed distance above the reference face plane.
+int clip_incident_face(const Vec3& h_reference, int axis, double sign, const Mat3& R_RI,
+                       const Vec3& p_RI, const Vec3& h_incident,
+                       std::array<Vec3, kMaxCandidates>& polygon_R,
+                       std::array<double, kMaxCandidates>& heights_m) {
+  int incident_axis = 0;
+  for (int j = 1; j < 3; ++j) {
+    if (std::abs(R_RI(axis, j)) > std::abs(R_RI(axis, incident_axis))) incident_axis = j;
+  }
+  const double face_side = sign * R_RI(axis, incident_axis) > 0.0 ? -1.0 : 1.0;
+  const Vec3 centre_R = p_RI + face_side * h_incident[incident_axis] * R_RI.col(incident_axis);
+  const int u = (incident_axis + 1) % 3, v = (incident_axis + 2) % 3;
+  const Vec3 half_u = h_incident[u] * R_RI.col(u);
+  const Vec3 half_v = h_incident[v] * R_RI.col(v);
+  std::array<Vec3, kMaxCandidates> scratch;
+  polygon_R[0] = centre_R + half_u + half_v;
+  polygon_R[1] = centre_R - half_u + half_v;
+  polygon_R[2] = centre_R - half_u - half_v;
+  polygon_R[3] = centre_R + half_u - half_v;
+  int count = 4;
+  for (const int side_axis : {(axis + 1) % 3, (axis + 2) % 3}) {
+    count = clip_polygon(polygon_R, count, side_axis, 1.0, h_reference[side_axis], scratch);
+    count = clip_polygon(scratch, count, side_axis, -1.0, h_reference[side_axis], polygon_R);
+  }
+  for (int i = 0; i < count; ++i) heights_m[i] = sign * polygon_R[i][axis] - h_reference[axis];
+  return count;
+}
+
+/// The signs a support feature may take along an axis whose component of the direction is
+/// `component`: its sign, or both when it is (almost) zero. Returns how many.
+int support_signs(double component, std::array<double, 2>& signs) {
+  signs = {sign_of(component), -sign_of(component)};
+  return std::abs(component) <= kSupportTieComponent ? 2 : 1;
+}
+
 }  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Spheres (unchanged closed forms).
 
 ContactGeometry sphere_sphere(double radius_a_m, const Vec3& p_WA, double radius_b_m,
                               const Vec3& p_WB) {
@@ -106,6 +362,429 @@ ContactGeometry sphere_box(double radius_m, const Vec3& p_WA, const Vec3& half_e
   return out;
 }
 
+// ------------------------------------------------------------------------------------------------
+// Segments and capsules.
+
+SegmentClosestPoints closest_segment_points(const Vec3& p0, const Vec3& p1, const Vec3& q0,
+                                            const Vec3& q1) {
+  const Vec3 d_p = p1 - p0;
+  const Vec3 d_q = q1 - q0;
+  const Vec3 w = q0 - p0;
+  const double length_p_squared = d_p.squaredNorm();
+  const double length_q_squared = d_q.squaredNorm();
+
+  SegmentClosestPoints best;
+  best.distance_squared_m2 = std::numeric_limits<double>::infinity();
+  auto consider = [&](double s, double t) {
+    const Vec3 on_p = p0 + s * d_p;
+    const Vec3 on_q = q0 + t * d_q;
+    const double d2 = (on_q - on_p).squaredNorm();
+    if (d2 < best.distance_squared_m2) best = {s, t, on_p, on_q, d2};
+  };
+
+  // Interior stationary point of |p(s) − q(t)|²: there p(s) − q(t) is parallel to n = d_p × d_q.
+  // Crossing p0 + s·d_p − q0 − t·d_q = λn with d_q and dotting with n isolates s. For nearly
+  // parallel segments s is ill-conditioned, but only along the valley where the distance barely
+  // changes; t is therefore not taken from its own formula but as the projection of p(s) onto q's
+  // line, which removes the error across the valley, leaving a distance error of order ε·|q0 − p0|.
+  const Vec3 n = segment_cross(d_p, d_q);
+  const double n_squared = n.squaredNorm();
+  if (n_squared > 0.0) {
+    const double s = clamp01(w.cross(d_q).dot(n) / n_squared);
+    consider(s, clamp01((p0 + s * d_p - q0).dot(d_q) / length_q_squared));
+  }
+  // Otherwise the minimum of the convex function lies on the boundary of [0, 1]²: an endpoint of
+  // one segment against the other segment (Ericson 2005, Real-Time Collision Detection §5.1.9).
+  consider(0.0, length_q_squared > 0.0 ? clamp01(-w.dot(d_q) / length_q_squared) : 0.0);
+  consider(1.0, length_q_squared > 0.0 ? clamp01((p1 - q0).dot(d_q) / length_q_squared) : 0.0);
+  consider(length_p_squared > 0.0 ? clamp01(w.dot(d_p) / length_p_squared) : 0.0, 0.0);
+  consider(length_p_squared > 0.0 ? clamp01((q1 - p0).dot(d_p) / length_p_squared) : 0.0, 1.0);
+
+  // Parallel segments (sin² of the angle ≤ 1e-12) with overlapping projections: every point of
+  // the overlap is as close; its midpoint is the natural contact point. Taken only when its
+  // distance equals the minimum within rounding, so the result stays exact.
+  if (length_p_squared > 0.0 && length_q_squared > 0.0 &&
+      n_squared <= 1e-12 * length_p_squared * length_q_squared) {
+    const double s_q0 = w.dot(d_p) / length_p_squared;
+    const double s_q1 = (q1 - p0).dot(d_p) / length_p_squared;
+    const double low = std::max(0.0, std::min(s_q0, s_q1));
+    const double high = std::min(1.0, std::max(s_q0, s_q1));
+    if (low < high) {
+      const double s = 0.5 * (low + high);
+      const Vec3 on_p = p0 + s * d_p;
+      const double t = clamp01((on_p - q0).dot(d_q) / length_q_squared);
+      const Vec3 on_q = q0 + t * d_q;
+      const double d2 = (on_q - on_p).squaredNorm();
+      const double rounding_m = 16.0 * std::numeric_limits<double>::epsilon() *
+                                (coordinate_scale(p0, p1, q0, q1) + std::sqrt(length_p_squared) +
+                                 std::sqrt(length_q_squared));
+      if (std::sqrt(d2) <= std::sqrt(best.distance_squared_m2) + rounding_m) {
+        best = {s, t, on_p, on_q, d2};
+      }
+    }
+  }
+  return best;
+}
+
+ContactGeometry sphere_capsule(const Shape& sphere, const Pose& X_WA, const Shape& capsule,
+                               const Pose& X_WB) {
+  const Vec3 half_axis_W = capsule.half_length_m * X_WB.R.col(2);
+  const Vec3 end0_W = X_WB.p - half_axis_W;
+  const Vec3 end1_W = X_WB.p + half_axis_W;
+  const Vec3 axis_W = end1_W - end0_W;
+  const double axis_squared_m2 = axis_W.squaredNorm();
+  const double t =
+      axis_squared_m2 > 0.0 ? clamp01((X_WA.p - end0_W).dot(axis_W) / axis_squared_m2) : 0.0;
+  const Vec3 closest_W = end0_W + t * axis_W;
+  const double coincident_m =
+      kRelativeTolerance * coordinate_scale(X_WA.p, end0_W, end1_W, closest_W);
+  return swept_points(X_WA.p, sphere.radius_m, closest_W, capsule.radius_m, -X_WB.R.col(0),
+                      coincident_m);
+}
+
+ContactGeometry capsule_capsule(const Shape& a, const Pose& X_WA, const Shape& b,
+                                const Pose& X_WB) {
+  const Vec3 half_axis_a_W = a.half_length_m * X_WA.R.col(2);
+  const Vec3 half_axis_b_W = b.half_length_m * X_WB.R.col(2);
+  const Vec3 a0_W = X_WA.p - half_axis_a_W, a1_W = X_WA.p + half_axis_a_W;
+  const Vec3 b0_W = X_WB.p - half_axis_b_W, b1_W = X_WB.p + half_axis_b_W;
+  const SegmentClosestPoints closest = closest_segment_points(a0_W, a1_W, b0_W, b1_W);
+
+  // Intersecting segments: the Minkowski difference of the cores is a flat parallelogram (or a
+  // segment) through the origin, left fastest along its normal z_A × z_B (or any direction
+  // perpendicular to collinear segments: A's +x axis).
+  Vec3 fallback_W = X_WA.R.col(0);
+  const Vec3 cross_W = X_WA.R.col(2).cross(X_WB.R.col(2));
+  if (cross_W.squaredNorm() > 1e-20) {
+    fallback_W = cross_W.normalized();
+    if (fallback_W.dot(X_WB.p - X_WA.p) < 0.0) fallback_W = -fallback_W;
+  }
+  const double coincident_m = kRelativeTolerance * coordinate_scale(a0_W, a1_W, b0_W, b1_W);
+  return swept_points(closest.point_p, a.radius_m, closest.point_q, b.radius_m, fallback_W,
+                      coincident_m);
+}
+
+void capsule_half_space(const Shape& capsule, const Pose& X_WA, const Shape& half_space,
+                        const Pose& X_WB, int max_points, ContactManifold& out) {
+  const Vec3 n_W = X_WB.R * half_space.normal.normalized();
+  const Vec3 half_axis_W = capsule.half_length_m * X_WA.R.col(2);
+  PatchCandidates candidates;
+  for (const Vec3& end_W : {Vec3(X_WA.p - half_axis_W), Vec3(X_WA.p + half_axis_W)}) {
+    const double height_m = n_W.dot(end_W - X_WB.p);
+    // Lowest point of the end sphere, and its projection onto the boundary plane.
+    candidates.add(end_W - capsule.radius_m * n_W, end_W - height_m * n_W, -n_W,
+                   height_m - capsule.radius_m);
+  }
+  reduce_patch(candidates, max_points, capsule.half_length_m + capsule.radius_m, out);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Boxes and cylinders against half-spaces.
+
+void box_half_space(const Shape& box, const Pose& X_WA, const Shape& half_space, const Pose& X_WB,
+                    int max_points, ContactManifold& out) {
+  const Vec3 n_W = X_WB.R * half_space.normal.normalized();
+  const Vec3 h = core_half_extents(box);
+  const double r = box.smoothing_radius_m;
+  PatchCandidates candidates;
+  for (int corner = 0; corner < 8; ++corner) {
+    const Vec3 corner_W = X_WA.transform_point(corner_signs(corner).cwiseProduct(h));
+    const double height_m = n_W.dot(corner_W - X_WB.p);
+    candidates.add(corner_W - r * n_W, corner_W - height_m * n_W, -n_W, height_m - r);
+  }
+  reduce_patch(candidates, max_points, box.half_extents_m.maxCoeff(), out);
+}
+
+void cylinder_half_space(const Shape& cylinder, const Pose& X_WA, const Shape& half_space,
+                         const Pose& X_WB, int max_points, ContactManifold& out) {
+  const Vec3 n_W = X_WB.R * half_space.normal.normalized();
+  const double r = cylinder.smoothing_radius_m;
+  const double radius_m = std::max(0.0, cylinder.radius_m - r);
+  const double half_length_m = std::max(0.0, cylinder.half_length_m - r);
+  // Direction into the half-space, in the cylinder's frame. The support of a cylinder along d is
+  // the rim point of the cap on d's side of the axis, in the direction of d's radial part.
+  const Vec3 d_A = -(X_WA.R.transpose() * n_W);
+  const double radial = std::hypot(d_A.x(), d_A.y());
+  const Vec3 u_A = radial > 0.0 ? Vec3(d_A.x() / radial, d_A.y() / radial, 0.0) : Vec3::UnitX();
+  const Vec3 v_A(-u_A.y(), u_A.x(), 0.0);
+  const Vec3 cap_A(0.0, 0.0, sign_of(d_A.z()) * half_length_m);
+
+  PatchCandidates candidates;
+  auto add_rim_point = [&](const Vec3& point_A) {
+    const Vec3 point_W = X_WA.transform_point(point_A);
+    const double height_m = n_W.dot(point_W - X_WB.p);
+    candidates.add(point_W - r * n_W, point_W - height_m * n_W, -n_W, height_m - r);
+  };
+  add_rim_point(cap_A + radius_m * u_A);  // the support point: the deepest
+  add_rim_point(cap_A + radius_m * v_A);
+  add_rim_point(cap_A - radius_m * v_A);
+  add_rim_point(cap_A - radius_m * u_A);
+  add_rim_point(-cap_A + radius_m * u_A);  // the other cap, below the axis as well
+  reduce_patch(candidates, max_points, std::max(cylinder.radius_m, cylinder.half_length_m), out);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Box–box.
+
+namespace {
+
+/// The stationary point of |p(s) − q(t)|² when it lies inside both segments (as in
+/// closest_segment_points); false for parallel segments or when it lies outside, where an
+/// endpoint is closest.
+bool interior_closest_points(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1,
+                             SegmentClosestPoints& out) {
+  const Vec3 d_p = p1 - p0;
+  const Vec3 d_q = q1 - q0;
+  const Vec3 n = segment_cross(d_p, d_q);
+  const double n_squared = n.squaredNorm();
+  if (!(n_squared > 0.0)) return false;
+  const double s = (q0 - p0).cross(d_q).dot(n) / n_squared;
+  if (!(s >= 0.0 && s <= 1.0)) return false;
+  const Vec3 on_p = p0 + s * d_p;
+  const double t = (on_p - q0).dot(d_q) / d_q.squaredNorm();
+  if (!(t >= 0.0 && t <= 1.0)) return false;
+  const Vec3 on_q = q0 + t * d_q;
+  out = {s, t, on_p, on_q, (on_q - on_p).squaredNorm()};
+  return true;
+}
+
+}  // namespace
+
+void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
+             ContactManifold& out) {
+  const Vec3 h_a = core_half_extents(a);
+  const Vec3 h_b = core_half_extents(b);
+  const double r_a = a.smoothing_radius_m;
+  const double r_b = b.smoothing_radius_m;
+  // Everything in A's frame: B's axes are the columns of R_AB, its centre is p_AB.
+  const Mat3 R_AB = X_WA.R.transpose() * X_WB.R;
+  const Vec3 p_AB = X_WA.R.transpose() * (X_WB.p - X_WA.p);
+  const double size_m = a.half_extents_m.maxCoeff() + b.half_extents_m.maxCoeff();
+  const double tolerance_m = kRelativeTolerance * size_m;
+
+  // Separation of the cores along the unit axis u_A: |p_AB·u| minus both boxes' half widths along
+  // u. Every projection is a dot product with u itself (no orthonormality identities), so the
+  // result is the separation along a true unit direction up to rounding even when u comes from
+  // nearly parallel edges.
+  auto separation = [&](const Vec3& u_A) {
+    const double radius_a_m = h_a.dot(u_A.cwiseAbs());
+    const double radius_b_m = h_b.dot((R_AB.transpose() * u_A).cwiseAbs());
+    return std::abs(p_AB.dot(u_A)) - radius_a_m - radius_b_m;
+  };
+
+  // Separating-axis test (Gottschalk, Lin & Manocha 1996): faces of A, faces of B, edge pairs.
+  enum class AxisKind { face_a, face_b, edges };
+  struct Axis {
+    AxisKind kind = AxisKind::face_a;
+    int i = 0, j = 0;
+    Vec3 u_A = Vec3::UnitX();
+    double separation_m = -std::numeric_limits<double>::infinity();
+  };
+  Axis best;
+  auto consider = [&](AxisKind kind, int i, int j, const Vec3& u_A, double separation_m) {
+    // Later kinds must beat the current best by the tolerance: faces give stable patches.
+    const double preference_m = kind == AxisKind::face_a ? 0.0 : tolerance_m;
+    if (separation_m > best.separation_m + preference_m) best = {kind, i, j, u_A, separation_m};
+  };
+  for (int i = 0; i < 3; ++i) {
+    const Vec3 u_A = Vec3::Unit(i);
+    consider(AxisKind::face_a, i, 0, u_A, separation(u_A));
+  }
+  for (int j = 0; j < 3; ++j) {
+    const Vec3 u_A = R_AB.col(j);
+    consider(AxisKind::face_b, 0, j, u_A, separation(u_A));
+  }
+  std::array<std::array<double, 3>, 3> edge_separation_m{};
+  std::array<std::array<Vec3, 3>, 3> edge_axis_A{};
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      // e_i × b_j is exact in A's frame (a permutation of b_j's components with one sign change).
+      const Vec3 cross_A = Vec3::Unit(i).cross(Vec3(R_AB.col(j)));
+      const double length = cross_A.norm();
+      edge_separation_m[i][j] = -std::numeric_limits<double>::infinity();
+      if (!(length > 1e-150)) continue;  // parallel edges: their cross product is no direction
+      edge_axis_A[i][j] = cross_A / length;
+      edge_separation_m[i][j] = separation(edge_axis_A[i][j]);
+      consider(AxisKind::edges, i, j, edge_axis_A[i][j], edge_separation_m[i][j]);
+    }
+  }
+
+  // Support edge of A along e_i (towards direction d_A) and of B along b_j (towards −d_A), with
+  // both parallel edges where d has (almost) no component along an axis. Keeps the pair closest.
+  // With interior_only, only pairs whose closest points lie inside both edges are considered (the
+  // others are corner pairs, found separately).
+  auto closest_support_edges = [&](int i, int j, const Vec3& d_A, bool interior_only,
+                                   SegmentClosestPoints& best_pair) {
+    const int p = (i + 1) % 3, q = (i + 2) % 3;
+    const Vec3 d_B = R_AB.transpose() * d_A;
+    const int p_b = (j + 1) % 3, q_b = (j + 2) % 3;
+    std::array<double, 2> signs_p, signs_q, signs_p_b, signs_q_b;
+    const int count_p = support_signs(d_A[p], signs_p);
+    const int count_q = support_signs(d_A[q], signs_q);
+    const int count_p_b = support_signs(-d_B[p_b], signs_p_b);
+    const int count_q_b = support_signs(-d_B[q_b], signs_q_b);
+    for (int ip = 0; ip < count_p; ++ip) {
+      for (int iq = 0; iq < count_q; ++iq) {
+        Vec3 middle_a = Vec3::Zero();
+        middle_a[p] = signs_p[ip] * h_a[p];
+        middle_a[q] = signs_q[iq] * h_a[q];
+        const Vec3 half_a = h_a[i] * Vec3::Unit(i);
+        for (int jp = 0; jp < count_p_b; ++jp) {
+          for (int jq = 0; jq < count_q_b; ++jq) {
+            const Vec3 middle_b = p_AB + signs_p_b[jp] * h_b[p_b] * R_AB.col(p_b) +
+                                  signs_q_b[jq] * h_b[q_b] * R_AB.col(q_b);
+            const Vec3 half_b = h_b[j] * R_AB.col(j);
+            SegmentClosestPoints pair;
+            if (interior_only) {
+              if (!interior_closest_points(middle_a - half_a, middle_a + half_a, middle_b - half_b,
+                                           middle_b + half_b, pair)) {
+                continue;
+              }
+            } else {
+              pair = closest_segment_points(middle_a - half_a, middle_a + half_a, middle_b - half_b,
+                                            middle_b + half_b);
+            }
+            if (pair.distance_squared_m2 < best_pair.distance_squared_m2) best_pair = pair;
+          }
+        }
+      }
+    }
+  };
+
+  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
+                      double distance_m) {
+    ContactGeometry g;
+    g.point_a_W = X_WA.transform_point(point_a_A);
+    g.point_b_W = X_WA.transform_point(point_b_A);
+    g.normal_W = X_WA.R * n_A;
+    g.distance_m = distance_m;
+    sweep(g, r_a, r_b);
+    return g;
+  };
+
+  if (best.separation_m > tolerance_m) {
+    // Separated cores. The SAT separation is only a lower bound: the exact distance is attained by
+    // a corner against the other box, or (when no closest pair contains a corner) by two edges
+    // joined along their common perpendicular — then an edge-pair axis with that separation > 0.
+    SegmentClosestPoints closest;
+    closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
+    for (int corner = 0; corner < 8; ++corner) {
+      const Vec3 signs = corner_signs(corner);
+      // B's corner against A (in A's frame) ...
+      const Vec3 corner_b_A = p_AB + R_AB * signs.cwiseProduct(h_b);
+      const Vec3 on_a_A = corner_b_A.cwiseMax(-h_a).cwiseMin(h_a);
+      const double d2_b = (corner_b_A - on_a_A).squaredNorm();
+      if (d2_b < closest.distance_squared_m2) closest = {0.0, 0.0, on_a_A, corner_b_A, d2_b};
+      // ... and A's corner against B (in B's frame; the point is brought back to A's frame).
+      const Vec3 corner_a_A = signs.cwiseProduct(h_a);
+      const Vec3 corner_a_B = R_AB.transpose() * (corner_a_A - p_AB);
+      const Vec3 on_b_B = corner_a_B.cwiseMax(-h_b).cwiseMin(h_b);
+      const double d2_a = (corner_a_B - on_b_B).squaredNorm();
+      if (d2_a < closest.distance_squared_m2) {
+        closest = {0.0, 0.0, corner_a_A, Vec3(p_AB + R_AB * on_b_B), d2_a};
+      }
+    }
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        if (!(edge_separation_m[i][j] > 0.0)) continue;
+        const Vec3& u_A = edge_axis_A[i][j];
+        closest_support_edges(i, j, sign_of(p_AB.dot(u_A)) * u_A, true, closest);
+      }
+    }
+    // From the points as stored in A's frame, so that the normal below is unit to rounding.
+    const double distance_m = (closest.point_q - closest.point_p).norm();
+    const bool face_realises_distance =
+        best.kind != AxisKind::edges && best.separation_m >= distance_m - tolerance_m;
+    // The swept shapes are separated, or their contact is not a face contact: one exact point.
+    // Otherwise (rounded boxes whose cores face each other within r_A + r_B) the face patch below
+    // reports the same deepest distance plus the other points of the patch.
+    if (distance_m - r_a - r_b > tolerance_m || !face_realises_distance) {
+      if (best.separation_m >= distance_m - tolerance_m) {
+        // The best axis realises the distance (a face against a corner, edge or face, or two
+        // edges): its direction is exact, while the difference of the closest points carries
+        // their rounding divided by the distance. The points are centred on it.
+        const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;
+        const Vec3 middle_A = 0.5 * (closest.point_p + closest.point_q);
+        out.points[0] = to_world(middle_A - 0.5 * distance_m * n_A,
+                                 middle_A + 0.5 * distance_m * n_A, n_A, distance_m);
+      } else {
+        out.points[0] = to_world(closest.point_p, closest.point_q,
+                                 (closest.point_q - closest.point_p) / distance_m, distance_m);
+      }
+      out.count = 1;
+      return;
+    }
+  }
+
+  const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;  // from A to B
+  if (best.kind == AxisKind::edges) {
+    // Edge–edge: the minimum translation makes the two support edges touch; their closest points
+    // (the edges cross in the projection along n) carry the contact, placed symmetrically so that
+    // point_b − point_a = distance·n holds exactly.
+    SegmentClosestPoints closest;
+    closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
+    closest_support_edges(best.i, best.j, n_A, false, closest);
+    const Vec3 middle_A = 0.5 * (closest.point_p + closest.point_q);
+    const double d = best.separation_m;
+    out.points[0] = to_world(middle_A - 0.5 * d * n_A, middle_A + 0.5 * d * n_A, n_A, d);
+    out.count = 1;
+    return;
+  }
+
+  // Face contact: clip the incident face against the reference face (Box2D's b2ClipPolygons and
+  // Bullet's btBoxBoxDetector follow the same scheme). Keep the points within r_A + r_B (+ the
+  // touching tolerance) of the reference plane.
+  std::array<Vec3, kMaxCandidates> polygon;
+  std::array<double, kMaxCandidates> heights_m;
+  PatchCandidates candidates;
+  const double keep_below_m = r_a + r_b + tolerance_m;
+  if (best.kind == AxisKind::face_a) {
+    const double sign = sign_of(p_AB[best.i]);
+    const int count = clip_incident_face(h_a, best.i, sign, R_AB, p_AB, h_b, polygon, heights_m);
+    for (int k = 0; k < count; ++k) {
+      if (heights_m[k] > keep_below_m) continue;
+      // B's point, and its projection onto A's face.
+      candidates.add(X_WA.transform_point(polygon[k] - heights_m[k] * n_A),
+                     X_WA.transform_point(polygon[k]), X_WA.R * n_A, heights_m[k]);
+    }
+  } else {
+    // Reference face on B, seen from B's frame: A's axes are the rows of R_AB.
+    const Mat3 R_BA = R_AB.transpose();
+    const Vec3 p_BA = -(R_BA * p_AB);
+    const Vec3 m_B = -(R_BA * n_A);  // B's outward face normal, towards A
+    const double sign = m_B[best.j] < 0.0 ? -1.0 : 1.0;
+    const int count = clip_incident_face(h_b, best.j, sign, R_BA, p_BA, h_a, polygon, heights_m);
+    const Vec3 face_normal_B = sign * Vec3::Unit(best.j);
+    for (int k = 0; k < count; ++k) {
+      if (heights_m[k] > keep_below_m) continue;
+      // A's point, and its projection onto B's face.
+      candidates.add(X_WB.transform_point(polygon[k]),
+                     X_WB.transform_point(polygon[k] - heights_m[k] * face_normal_B),
+                     -(X_WB.R * face_normal_B), heights_m[k]);
+    }
+  }
+  if (candidates.count == 0) {
+    // Only reachable through rounding in degenerate configurations (the support vertex of the
+    // incident box lies on a side plane of the reference face): the incident box's deepest corner
+    // and its projection onto the reference plane.
+    const double d = best.separation_m;
+    const Vec3 deepest_b_A =
+        p_AB + R_AB * (-(R_AB.transpose() * n_A)).unaryExpr(&sign_of).cwiseProduct(h_b);
+    const Vec3 deepest_a_A = h_a.cwiseProduct(n_A.unaryExpr(&sign_of));
+    if (best.kind == AxisKind::face_a) {
+      candidates.add(X_WA.transform_point(deepest_b_A - d * n_A), X_WA.transform_point(deepest_b_A),
+                     X_WA.R * n_A, d);
+    } else {
+      candidates.add(X_WA.transform_point(deepest_a_A), X_WA.transform_point(deepest_a_A + d * n_A),
+                     X_WA.R * n_A, d);
+    }
+  }
+  for (int k = 0; k < candidates.count; ++k) sweep(candidates.points[k], r_a, r_b);
+  reduce_patch(candidates, max_points, size_m, out);
+}
+
+// ------------------------------------------------------------------------------------------------
+
 ContactGeometry swap_order(const ContactGeometry& geometry) {
   ContactGeometry out;
   out.distance_m = geometry.distance_m;
@@ -115,55 +794,109 @@ ContactGeometry swap_order(const ContactGeometry& geometry) {
   return out;
 }
 
-PrimitiveNarrowPhase::PrimitiveNarrowPhase(const ParameterValues& /*params*/) {}
+void swap_order(ContactManifold& manifold) {
+  for (int i = 0; i < manifold.count; ++i) manifold.points[i] = swap_order(manifold.points[i]);
+}
+
+namespace {
+
+constexpr int pair_code(ShapeType a, ShapeType b) {
+  return static_cast<int>(a) * shape_type_count + static_cast<int>(b);
+}
+
+/// The supported pairs in the order the closed forms take them; the host may ask either order.
+constexpr std::array<std::pair<ShapeType, ShapeType>, 9> kSupportedPairs{{
+    {ShapeType::sphere, ShapeType::sphere},
+    {ShapeType::sphere, ShapeType::capsule},
+    {ShapeType::sphere, ShapeType::box},
+    {ShapeType::sphere, ShapeType::half_space},
+    {ShapeType::capsule, ShapeType::capsule},
+    {ShapeType::capsule, ShapeType::half_space},
+    {ShapeType::box, ShapeType::box},
+    {ShapeType::box, ShapeType::half_space},
+    {ShapeType::cylinder, ShapeType::half_space},
+}};
+
+/// Solves a pair given in the order of kSupportedPairs; false when (a, b) is not in that list.
+bool solve_in_order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                    int max_points, ContactManifold& out) {
+  out.count = 1;
+  ContactGeometry& first = out.points[0];
+  switch (pair_code(a.type, b.type)) {
+    case pair_code(ShapeType::sphere, ShapeType::sphere):
+      first = sphere_sphere(a.radius_m, X_WA.p, b.radius_m, X_WB.p);
+      return true;
+    case pair_code(ShapeType::sphere, ShapeType::capsule):
+      first = sphere_capsule(a, X_WA, b, X_WB);
+      return true;
+    case pair_code(ShapeType::sphere, ShapeType::box):
+      // The sphere against the box's core, then the core swept by the smoothing radius.
+      first = sphere_box(a.radius_m, X_WA.p, core_half_extents(b), X_WB);
+      sweep(first, 0.0, b.smoothing_radius_m);
+      return true;
+    case pair_code(ShapeType::sphere, ShapeType::half_space):
+      first = sphere_half_space(a.radius_m, X_WA.p, b.normal, X_WB);
+      return true;
+    case pair_code(ShapeType::capsule, ShapeType::capsule):
+      first = capsule_capsule(a, X_WA, b, X_WB);
+      return true;
+    case pair_code(ShapeType::capsule, ShapeType::half_space):
+      capsule_half_space(a, X_WA, b, X_WB, max_points, out);
+      return true;
+    case pair_code(ShapeType::box, ShapeType::box):
+      box_box(a, X_WA, b, X_WB, max_points, out);
+      return true;
+    case pair_code(ShapeType::box, ShapeType::half_space):
+      box_half_space(a, X_WA, b, X_WB, max_points, out);
+      return true;
+    case pair_code(ShapeType::cylinder, ShapeType::half_space):
+      cylinder_half_space(a, X_WA, b, X_WB, max_points, out);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+PrimitiveNarrowPhase::PrimitiveNarrowPhase(const ParameterValues& params) {
+  if (params.contains("manifold_points")) {
+    const std::int64_t points = params.integer("manifold_points");
+    if (points < 1 || points > max_manifold_points) {
+      throw Error("primitive narrow phase: manifold_points must be 1.." +
+                  std::to_string(max_manifold_points) + ", got " + std::to_string(points));
+    }
+    max_points_ = static_cast<int>(points);
+  }
+}
 
 ParameterSchema PrimitiveNarrowPhase::schema() {
-  return {};
+  return {integer_parameter(
+      "manifold_points", max_manifold_points, 1, max_manifold_points,
+      "Contact points kept for a flat contact (box on half-space or box face on face, cylinder "
+      "cap, capsule side): the deepest, then the spread of the patch; 1 keeps only the deepest")};
 }
 
 bool PrimitiveNarrowPhase::supports(ShapeType a, ShapeType b) const {
-  auto pairs_with_sphere = [](ShapeType t) {
-    return t == ShapeType::sphere || t == ShapeType::half_space || t == ShapeType::box;
-  };
-  return (a == ShapeType::sphere && pairs_with_sphere(b)) ||
-         (b == ShapeType::sphere && pairs_with_sphere(a));
+  return std::any_of(kSupportedPairs.begin(), kSupportedPairs.end(), [&](const auto& pair) {
+    return (pair.first == a && pair.second == b) || (pair.first == b && pair.second == a);
+  });
 }
 
 void PrimitiveNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                                  NarrowPhaseCache& /*cache*/, ContactManifold& manifold) {
-  // Closed forms need no warm start; the cache stays untouched. One point per pair.
-  manifold.count = 1;
-  ContactGeometry& out = manifold.points[0];
-  if (a.type == ShapeType::sphere) {
-    switch (b.type) {
-      case ShapeType::sphere:
-        out = sphere_sphere(a.radius_m, X_WA.p, b.radius_m, X_WB.p);
-        return;
-      case ShapeType::half_space:
-        out = sphere_half_space(a.radius_m, X_WA.p, b.normal, X_WB);
-        return;
-      case ShapeType::box:
-        out = sphere_box(a.radius_m, X_WA.p, b.half_extents_m, X_WB);
-        return;
-      default:
-        break;
-    }
-  } else if (b.type == ShapeType::sphere) {
-    // B–A order: solve with the sphere first, then exchange the roles.
-    switch (a.type) {
-      case ShapeType::half_space:
-        out = swap_order(sphere_half_space(b.radius_m, X_WB.p, a.normal, X_WA));
-        return;
-      case ShapeType::box:
-        out = swap_order(sphere_box(b.radius_m, X_WB.p, a.half_extents_m, X_WA));
-        return;
-      default:
-        break;
-    }
+  // Closed forms need no warm start; the cache stays untouched.
+  if (solve_in_order(a, X_WA, b, X_WB, max_points_, manifold)) return;
+  // B–A order: solve with the roles exchanged, then exchange them back.
+  if (solve_in_order(b, X_WB, a, X_WA, max_points_, manifold)) {
+    swap_order(manifold);
+    return;
   }
   throw SimulationError(std::string("primitive narrow phase: unsupported pair ") +
                         shape_type_name(a.type) + "–" + shape_type_name(b.type) +
-                        "; it handles pairs with at least one sphere");
+                        "; it handles sphere–{sphere, capsule, box, half_space}, "
+                        "capsule–{capsule, half_space}, box–{box, half_space} and "
+                        "cylinder–half_space, in either order");
 }
 
 }  // namespace contactlab::plugins

@@ -20,7 +20,10 @@
 // touch or penetrate (own distance ≤ 1e-12 of the shapes' size, so that rounding does not drop a
 // touching corner). Each carries its own signed distance with the pair's normal and satisfies the
 // contract. At most `max_points` (1..4) are kept: the deepest, the one farthest from it, then the
-// ones spanning the largest triangles on either side of that diagonal.
+// ones spanning the largest triangles on either side of that diagonal. With a smoothing radius,
+// every point is a core point moved by the radius along the normal: on the rounded surface when
+// the normal lies in the core's normal cone there (always for the deepest point, and for parallel
+// faces); otherwise up to r·(1 − cos α) inside it, α the angle between the normal and that cone.
 #pragma once
 
 #include <contactlab/contact.hpp>
@@ -60,8 +63,7 @@ ContactGeometry sphere_capsule(const Shape& sphere, const Pose& X_WA, const Shap
 /// each swept by its radius. When the segments intersect (closer than 1e-12 of the coordinates'
 /// magnitude) the normal is the common perpendicular ±(z_A × z_B) (sign towards B's centre, +
 /// on a tie), or A's +x axis for collinear segments, and distance = −(r_A + r_B).
-ContactGeometry capsule_capsule(const Shape& a, const Pose& X_WA, const Shape& b,
-                                const Pose& X_WB);
+ContactGeometry capsule_capsule(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB);
 
 /// Capsule A and half-space B: the segment endpoints' heights above the plane minus the radius.
 /// Points: the deepest endpoint (ties: the −z end), then the other one when it touches or
@@ -91,10 +93,12 @@ void cylinder_half_space(const Shape& cylinder, const Pose& X_WA, const Shape& h
 ///   clipped contact polygon of the reference face and the most anti-parallel (incident) face of
 ///   the other box (Sutherland–Hodgman; as in Box2D and Bullet's box–box), reduced to max_points;
 ///   an edge axis gives one point between the two edges.
-/// - Separated (largest separation > 1e-12 of the boxes' size): the exact distance as the minimum
-///   over the 16 corner–box distances and the edge–edge pairs of the positive cross-product axes
-///   (a closest pair with no corner has both points inside edges, and then joins them along their
-///   common perpendicular); one point.
+/// - Separated cores (largest separation > 1e-12 of the boxes' size): the exact distance as the
+///   minimum over the 16 corner–box distances and the edge–edge pairs of the positive
+///   cross-product axes (a closest pair with no corner has both points inside edges, and then
+///   joins them along their common perpendicular); the normal is the best axis when that axis
+///   realises the distance. One point — unless smoothing radii make the boxes touch through a
+///   face that realises the distance: then the face patch as above.
 void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
              ContactManifold& out);
 

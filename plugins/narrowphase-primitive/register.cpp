@@ -7,8 +7,10 @@ namespace {
 
 const contactlab::PluginEntry entries[] = {
     contactlab::plugin_entry<contactlab::NarrowPhase, contactlab::plugins::PrimitiveNarrowPhase>(
-        "primitive", "Exact closed forms for sphere-sphere, sphere-half_space and sphere-box",
-        "1.0.0"),
+        "primitive",
+        "Exact closed forms for sphere-{sphere, capsule, box, half_space}, capsule-{capsule, "
+        "half_space}, box-{box, half_space} and cylinder-half_space, with flat-contact manifolds",
+        "2.0.0"),
 };
 
 }  // namespace
