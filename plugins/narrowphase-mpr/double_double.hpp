@@ -42,7 +42,8 @@ class DoubleDouble {
  public:
   constexpr DoubleDouble() = default;
   /// Every double is exactly a double-double (implicit, as for the built-in floating types).
-  constexpr DoubleDouble(double value) : hi_(value), lo_(0.0) {}  // NOLINT(google-explicit-constructor)
+  constexpr DoubleDouble(double value)
+      : hi_(value), lo_(0.0) {}  // NOLINT(google-explicit-constructor)
 
   /// A value from two parts that need not be normalised (the sum is renormalised).
   static DoubleDouble from_sum(double a, double b) {
@@ -58,7 +59,9 @@ class DoubleDouble {
   }
 
   /// 2^-104: the spacing of double-doubles relative to their value (as Julia's eps(Double64)).
-  static constexpr double epsilon() { return 4.930380657631323783823303533017413935457540219431e-32; }
+  static constexpr double epsilon() {
+    return 4.930380657631323783823303533017413935457540219431e-32;
+  }
 
   constexpr double hi() const { return hi_; }
   constexpr double lo() const { return lo_; }
@@ -152,7 +155,8 @@ class DoubleDouble {
   /// Negative arguments give NaN, zero gives zero.
   friend DoubleDouble sqrt(const DoubleDouble& a) {
     if (a.hi_ <= 0.0) {
-      return a.hi_ == 0.0 ? DoubleDouble(0.0) : DoubleDouble(std::numeric_limits<double>::quiet_NaN());
+      return a.hi_ == 0.0 ? DoubleDouble(0.0)
+                          : DoubleDouble(std::numeric_limits<double>::quiet_NaN());
     }
     const double x = std::sqrt(a.hi_);
     const DoubleDouble residual = a - from_product(x, x);

@@ -13,10 +13,15 @@
 //    Minkowski differences or portals return the best result found so far, counted as degenerate;
 //  - a separated pair whose TC3 foot point falls outside the portal (Thm 6.3 case 2, where the
 //    thesis returns an upper bound) is completed to the exact Euclidean distance by a closest-point
-//    iteration warm-started from the portal;
-//  - a penetrating pair whose TC3 foot point falls outside the portal reports the depth along the
-//    portal normal (a valid separating translation), so that b − a = δ·n holds exactly;
-//  - TC2 takes its witness points from r4's own support points, which lie on both boundaries.
+//    (GJK) iteration on the shapes' cores, the swept radii added back;
+//  - a penetrating pair reports the depth along the portal normal as the support value of A ⊖ B
+//    there (within the TC tolerance of the thesis's distance to the portal plane), so that the
+//    depth is exactly the translation along the reported normal that separates the shapes, and
+//    b − a = δ·n holds exactly also when the foot point falls outside the portal;
+//  - TC2 takes its witness points from r4's own support points, which lie on both boundaries;
+//  - the refined portal is the candidate whose two new side conditions hold with the largest
+//    margin (the thesis takes the first valid one in order), which is robust to a ray grazing an
+//    edge.
 #pragma once
 
 #include <contactlab/contact.hpp>
@@ -30,9 +35,9 @@ namespace contactlab::plugins::mpr {
 
 /// The arithmetic MPR runs in.
 enum class Precision : std::int32_t {
-  double_precision = 0,   ///< "double": 53-bit significand
-  long_double = 1,        ///< "long_double": the platform's long double (64-bit on x86-64)
-  double_double = 2,      ///< "double_double": 106-bit significand (Modia3D's Double64)
+  double_precision = 0,  ///< "double": 53-bit significand
+  long_double = 1,       ///< "long_double": the platform's long double (64-bit on x86-64)
+  double_double = 2,     ///< "double_double": 106-bit significand (Modia3D's Double64)
 };
 
 struct Settings {
@@ -46,9 +51,9 @@ struct Settings {
 
 /// How a query ended.
 enum class Termination : std::int32_t {
-  tc1 = 0,            ///< r1 on the origin ray (TC1, Neumayr L333)
-  tc2 = 1,            ///< r4 on the ray of its search direction (TC2, L398)
-  tc3_inside = 2,     ///< portal on the boundary, the origin's foot inside it (TC3, L400; exact)
+  tc1 = 0,         ///< r1 on the origin ray (TC1, Neumayr L333)
+  tc2 = 1,         ///< r4 on the ray of its search direction (TC2, L398)
+  tc3_inside = 2,  ///< portal on the boundary, the origin's foot inside it (TC3, L400; exact)
   tc3_penetrating_outside = 3,  ///< TC3, penetrating, foot outside: depth along the portal normal
   tc3_closest_point = 4,        ///< TC3, separated, foot outside: completed to the exact distance
   iteration_limit = 5,          ///< best-so-far portal after max_iterations (L412–415)
@@ -86,8 +91,8 @@ template <class Scalar>
 Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                        const Settings& settings);
 
-extern template Result signed_distance<double>(const Shape&, const Pose&, const Shape&,
-                                               const Pose&, const Settings&);
+extern template Result signed_distance<double>(const Shape&, const Pose&, const Shape&, const Pose&,
+                                               const Settings&);
 extern template Result signed_distance<long double>(const Shape&, const Pose&, const Shape&,
                                                     const Pose&, const Settings&);
 extern template Result signed_distance<DoubleDouble>(const Shape&, const Pose&, const Shape&,

@@ -23,8 +23,10 @@ grep -q '"status": "complete"' "$work/run/summary.json"
 cmake -S "$source_dir/sdk/template" -B "$work/template" -DCMAKE_PREFIX_PATH="$work/moved" \
   -DCMAKE_BUILD_TYPE=Release > "$work/template.log"
 cmake --build "$work/template" > "$work/template-build.log"
-CONTACTLAB_PLUGIN_PATH="$work/template" "$cli" plugins | grep -q example_constant_stiffness ||
-  { echo "the template plugin was not listed"; exit 1; }
+# (to a file first: `grep -q` on a pipe would stop reading early and, with pipefail, fail the CLI)
+CONTACTLAB_PLUGIN_PATH="$work/template" "$cli" plugins > "$work/plugins.txt"
+grep -q example_constant_stiffness "$work/plugins.txt" ||
+  { echo "the template plugin was not listed"; cat "$work/plugins.txt"; exit 1; }
 CONTACTLAB_PLUGIN_PATH="$work/template" "$cli" run "$source_dir/configs/bouncing_ball.yaml" \
   --set duration_s=0.5 --set contact.force_law.type=example_constant_stiffness \
   --set contact.force_law.params.stiffness_N_per_m=1e7 --out "$work/run-template" > /dev/null

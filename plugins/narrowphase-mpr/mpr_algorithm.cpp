@@ -1,0 +1,772 @@
+// Minkowski Portal Refinement as improved by Neumayr (2025) §6.1, templated on the arithmetic.
+//
+// Notation (Neumayr 2025 L278–283): a support point r = (p, a, b) has p = a − b ∈ A ⊖ B, where
+// a = support of A in direction e and b = support of B in direction −e, so e points from A to B.
+// r0 is an interior point of A ⊖ B, the origin ray runs from r0 through the origin, and a portal
+// (r1, r2, r3) is a triangle of support points the origin ray passes through (Def. 6.3).
+//
+// Portal orientation (our convention, as in libccd): with v_i = r_i − r0, every portal is kept
+// positively oriented, v1·(v2 × v3) > 0, so its normal (r2 − r1) × (r3 − r1) points away from r0,
+// and the origin ray (unit u) passes through it iff u·(v1 × v2), u·(v2 × v3) and u·(v3 × v1) are
+// all ≥ 0.
+#include "mpr_algorithm.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace contactlab::plugins::mpr {
+
+const char* termination_name(Termination termination) {
+  switch (termination) {
+    case Termination::tc1:
+      return "tc1";
+    case Termination::tc2:
+      return "tc2";
+    case Termination::tc3_inside:
+      return "tc3_inside";
+    case Termination::tc3_penetrating_outside:
+      return "tc3_penetrating_outside";
+    case Termination::tc3_closest_point:
+      return "tc3_closest_point";
+    case Termination::iteration_limit:
+      return "iteration_limit";
+    case Termination::degenerate_portal:
+      return "degenerate_portal";
+    case Termination::degenerate_start:
+      return "degenerate_start";
+  }
+  return "unknown";
+}
+
+namespace {
+
+/// Machine epsilon of each arithmetic, as a double.
+template <class T>
+double machine_epsilon() {
+  return static_cast<double>(std::numeric_limits<T>::epsilon());
+}
+template <>
+double machine_epsilon<DoubleDouble>() {
+  return DoubleDouble::epsilon();
+}
+
+/// Scale of Neumayr's ε = 100·eps(T) (L471) for the degeneracy tests.
+constexpr double kEpsilonFactor = 100.0;
+/// The SDK computes support points in double, so every point carries a rounding error of a few
+/// ulps of the coordinates; termination tests are never asked to resolve less than this many.
+constexpr double kSupportRoundingUlps = 16.0;
+/// Coincident interior points: r0 is moved this fraction of the way to a boundary point. Any value
+/// in (0, 1) keeps r0 interior (a convex combination weighted on an interior point).
+constexpr double kInteriorShiftFraction = 1.0 / 1024.0;
+
+template <class T>
+double to_double(const T& value) {
+  return static_cast<double>(value);
+}
+
+template <class T>
+struct Vector3 {
+  T x{};
+  T y{};
+  T z{};
+
+  static Vector3 from(const Vec3& v) { return {T(v.x()), T(v.y()), T(v.z())}; }
+  Vec3 to_vec3() const { return Vec3(to_double(x), to_double(y), to_double(z)); }
+
+  friend Vector3 operator+(const Vector3& a, const Vector3& b) {
+    return {a.x + b.x, a.y + b.y, a.z + b.z};
+  }
+  friend Vector3 operator-(const Vector3& a, const Vector3& b) {
+    return {a.x - b.x, a.y - b.y, a.z - b.z};
+  }
+  friend Vector3 operator-(const Vector3& a) { return {-a.x, -a.y, -a.z}; }
+  friend Vector3 operator*(const Vector3& a, const T& s) { return {a.x * s, a.y * s, a.z * s}; }
+  /// One reciprocal and three products (a double-double division costs several products).
+  friend Vector3 operator/(const Vector3& a, const T& s) {
+    const T inverse = T(1.0) / s;
+    return {a.x * inverse, a.y * inverse, a.z * inverse};
+  }
+};
+
+template <class T>
+T dot(const Vector3<T>& a, const Vector3<T>& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+template <class T>
+Vector3<T> cross(const Vector3<T>& a, const Vector3<T>& b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+
+template <class T>
+T norm(const Vector3<T>& a) {
+  using std::sqrt;
+  return sqrt(dot(a, a));
+}
+
+/// A point of A ⊖ B with the points of A and B it came from (Neumayr L278–283).
+template <class T>
+struct SupportPoint {
+  Vector3<T> p;  ///< a − b [m]
+  Vector3<T> a;  ///< on the boundary of A, world [m]
+  Vector3<T> b;  ///< on the boundary of B, world [m]
+};
+
+/// Up to four support points with the barycentric weights of the point of their hull closest to
+/// the origin (for the closest-point completion).
+template <class T>
+struct Simplex {
+  std::array<SupportPoint<T>, 4> points{};
+  std::array<T, 4> weights{};
+  int size = 0;
+};
+
+struct PosedPair {
+  const Shape& a;
+  const Pose& X_WA;
+  const Shape& b;
+  const Pose& X_WB;
+};
+
+// ----- Closest points of simplices to the origin (for the closest-point completion) -----------
+// Voronoi-region tests as in Ericson (2005) §5.1.5; each routine keeps only the vertices of the
+// feature that holds the closest point, with their barycentric weights.
+
+template <class T>
+Vector3<T> keep_vertex(Simplex<T>& s, int i) {
+  s.points[0] = s.points[i];
+  s.weights[0] = T(1.0);
+  s.size = 1;
+  return s.points[0].p;
+}
+
+/// Keeps vertices i and j with weights (1 − t, t).
+template <class T>
+Vector3<T> keep_edge(Simplex<T>& s, int i, int j, const T& t) {
+  const SupportPoint<T> pi = s.points[i];
+  const SupportPoint<T> pj = s.points[j];
+  s.points[0] = pi;
+  s.points[1] = pj;
+  s.weights[0] = T(1.0) - t;
+  s.weights[1] = t;
+  s.size = 2;
+  return pi.p + (pj.p - pi.p) * t;
+}
+
+template <class T>
+Vector3<T> closest_on_segment(Simplex<T>& s) {
+  const Vector3<T> a = s.points[0].p;
+  const Vector3<T> ab = s.points[1].p - a;
+  const T length_squared = dot(ab, ab);
+  const T along = -dot(a, ab);  // (origin − a)·ab
+  if (!(along > T(0.0)) || !(length_squared > T(0.0))) return keep_vertex(s, 0);
+  if (along >= length_squared) return keep_vertex(s, 1);
+  return keep_edge(s, 0, 1, T(along / length_squared));
+}
+
+template <class T>
+Vector3<T> closest_on_triangle(Simplex<T>& s) {
+  const Vector3<T> a = s.points[0].p;
+  const Vector3<T> b = s.points[1].p;
+  const Vector3<T> c = s.points[2].p;
+  const Vector3<T> ab = b - a;
+  const Vector3<T> ac = c - a;
+  // d_k: projections of (origin − vertex) on the two edges from a.
+  const T d1 = -dot(ab, a);
+  const T d2 = -dot(ac, a);
+  if (d1 <= T(0.0) && d2 <= T(0.0)) return keep_vertex(s, 0);
+  const T d3 = -dot(ab, b);
+  const T d4 = -dot(ac, b);
+  if (d3 >= T(0.0) && d4 <= d3) return keep_vertex(s, 1);
+  const T area_c = d1 * d4 - d3 * d2;
+  if (area_c <= T(0.0) && d1 >= T(0.0) && d3 <= T(0.0)) return keep_edge(s, 0, 1, d1 / (d1 - d3));
+  const T d5 = -dot(ab, c);
+  const T d6 = -dot(ac, c);
+  if (d6 >= T(0.0) && d5 <= d6) return keep_vertex(s, 2);
+  const T area_b = d5 * d2 - d1 * d6;
+  if (area_b <= T(0.0) && d2 >= T(0.0) && d6 <= T(0.0)) return keep_edge(s, 0, 2, d2 / (d2 - d6));
+  const T area_a = d3 * d6 - d5 * d4;
+  if (area_a <= T(0.0) && d4 - d3 >= T(0.0) && d5 - d6 >= T(0.0)) {
+    return keep_edge(s, 1, 2, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
+  }
+  const T area = area_a + area_b + area_c;
+  if (!(area > T(0.0))) {
+    // A degenerate (zero-area) triangle: the closest point lies on one of its edges.
+    Simplex<T> best;
+    T best_distance = std::numeric_limits<double>::infinity();
+    Vector3<T> best_point;
+    for (const auto& [i, j] : {std::pair{0, 1}, std::pair{0, 2}, std::pair{1, 2}}) {
+      Simplex<T> edge;
+      edge.points[0] = s.points[i];
+      edge.points[1] = s.points[j];
+      edge.size = 2;
+      const Vector3<T> point = closest_on_segment(edge);
+      const T distance = dot(point, point);
+      if (distance < best_distance) {
+        best_distance = distance;
+        best = edge;
+        best_point = point;
+      }
+    }
+    s = best;
+    return best_point;
+  }
+  const T v = area_b / area;
+  const T w = area_c / area;
+  s.weights[0] = T(1.0) - v - w;
+  s.weights[1] = v;
+  s.weights[2] = w;
+  return a + ab * v + ac * w;
+}
+
+/// Closest point of a tetrahedron; `enclosed` is set when the origin lies inside it. A tetrahedron
+/// whose volume is below the rounding of its own construction (points clustered on a curved
+/// surface, far from the origin) is treated as flat: only its faces are candidates.
+template <class T>
+Vector3<T> closest_on_tetrahedron(Simplex<T>& s, const T& flatness, bool& enclosed) {
+  constexpr std::array<std::array<int, 4>, 4> faces = {
+      {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 3, 2, 0}}};  // three face vertices, opposite
+  using std::abs;
+  const Vector3<T>& a = s.points[0].p;
+  const Vector3<T> ab = s.points[1].p - a;
+  const Vector3<T> ac = s.points[2].p - a;
+  const Vector3<T> ad = s.points[3].p - a;
+  const T edge = std::max({norm(ab), norm(ac), norm(ad)});
+  const T magnitude =
+      std::max({norm(a), norm(s.points[1].p), norm(s.points[2].p), norm(s.points[3].p)});
+  // The volume's rounding error scales with |p|·edge², its size with edge³.
+  const bool flat = !(abs(dot(ab, cross(ac, ad))) > flatness * magnitude * edge * edge);
+  enclosed = !flat;
+  Simplex<T> best;
+  Vector3<T> best_point;
+  T best_distance = std::numeric_limits<double>::infinity();
+  for (const auto& face : faces) {
+    const Vector3<T>& p0 = s.points[face[0]].p;
+    const Vector3<T> normal = cross(s.points[face[1]].p - p0, s.points[face[2]].p - p0);
+    const T origin_side = -dot(normal, p0);
+    const T opposite_side = dot(normal, s.points[face[3]].p - p0);
+    // The origin is outside this face when it lies on the other side than the opposite vertex.
+    if (!flat && !(origin_side * opposite_side < T(0.0))) continue;
+    enclosed = false;
+    Simplex<T> triangle;
+    for (int k = 0; k < 3; ++k) triangle.points[k] = s.points[face[k]];
+    triangle.size = 3;
+    const Vector3<T> point = closest_on_triangle(triangle);
+    const T distance = dot(point, point);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = triangle;
+      best_point = point;
+    }
+  }
+  if (enclosed) {
+    for (int k = 0; k < 4; ++k) s.weights[k] = T(0.25);
+    return Vector3<T>{};
+  }
+  s = best;
+  return best_point;
+}
+
+/// `flatness`: relative volume below which a tetrahedron counts as flat (Neumayr's ε).
+template <class T>
+Vector3<T> closest_on_simplex(Simplex<T>& s, const T& flatness, bool& enclosed) {
+  enclosed = false;
+  switch (s.size) {
+    case 1:
+      return keep_vertex(s, 0);
+    case 2:
+      return closest_on_segment(s);
+    case 3:
+      return closest_on_triangle(s);
+    default:
+      return closest_on_tetrahedron(s, flatness, enclosed);
+  }
+}
+
+// ----- The MPR solver -------------------------------------------------------------------------
+
+template <class T>
+class Solver {
+ public:
+  Solver(const PosedPair& pair, const Settings& settings)
+      : pair_(pair),
+        max_iterations_(std::max<std::int32_t>(1, settings.max_iterations)),
+        tolerance_(settings.tolerance),
+        epsilon_(kEpsilonFactor * machine_epsilon<T>()) {}
+
+  Result run();
+
+ private:
+  using V = Vector3<T>;
+  using S = SupportPoint<T>;
+
+  /// The portal state that a best-so-far result is taken from (Neumayr L403–404).
+  struct Candidate {
+    S r1, r2, r3, r4;
+    V e4;
+    bool tc2 = false;  ///< TC2 was the smaller termination value
+    T value = T(std::numeric_limits<double>::infinity());
+    std::int32_t iteration = 0;
+  };
+
+  S support(const V& direction) const {
+    const Vec3 e_W = direction.to_vec3();
+    S out;
+    out.a = V::from(support_W(pair_.a, pair_.X_WA, e_W));
+    out.b = V::from(support_W(pair_.b, pair_.X_WB, -e_W));
+    out.p = out.a - out.b;
+    return out;
+  }
+
+  /// Support point of the cores (the shapes shrunk by their swept radii, SDK core_support).
+  S core_support(const V& direction) const {
+    const Vec3 e_W = direction.to_vec3();
+    S out;
+    out.a = V::from(pair_.X_WA.transform_point(
+        contactlab::core_support(pair_.a, pair_.X_WA.R.transpose() * e_W)));
+    out.b = V::from(pair_.X_WB.transform_point(
+        contactlab::core_support(pair_.b, pair_.X_WB.R.transpose() * -e_W)));
+    out.p = out.a - out.b;
+    return out;
+  }
+
+  /// Witness points a, b (their difference is ≈ −δ·n) re-centred on their midpoint so that
+  /// point_b − point_a = δ·n holds to rounding.
+  void set_geometry(const V& a, const V& b, const T& distance, const V& normal) {
+    const V middle = (a + b) * T(0.5);
+    const V half_gap = normal * T(distance * T(0.5));
+    ContactGeometry& g = result_.geometry;
+    g.distance_m = to_double(distance);
+    g.normal_W = normal.to_vec3();
+    const double length = g.normal_W.norm();
+    if (length > 0.0) g.normal_W /= length;
+    g.point_a_W = (middle - half_gap).to_vec3();
+    g.point_b_W = (middle + half_gap).to_vec3();
+  }
+
+  /// The support-plane estimate along a search direction e with its support point r: the signed
+  /// distance of the origin from the plane through r normal to e (TC1, L300–303).
+  void finish_on_ray(const S& r, const V& e, Termination termination) {
+    result_.termination = termination;
+    set_geometry(r.a, r.b, T(-dot(r.p, e)), e);
+  }
+
+  /// TC2 (L435–439): r4 lies on the ray of its search direction e4, so it is the point of A ⊖ B
+  /// closest to (separated) or deepest below (penetrating) the origin along e4. Its own support
+  /// points are used as witnesses; they lie on both boundaries.
+  void finish_tc2(const S& r4, const V& e4, Termination termination) {
+    result_.termination = termination;
+    set_geometry(r4.a, r4.b, T(-dot(r4.p, e4)), e4);
+  }
+
+  void finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4,
+                  Termination termination);
+  bool complete_closest_point(const V& initial_normal);
+  void finish_best(const Candidate& best, const S& fallback, const V& fallback_e,
+                   Termination termination);
+
+  const PosedPair& pair_;
+  const std::int32_t max_iterations_;
+  const double tolerance_;
+  const double epsilon_;  ///< Neumayr's ε = 100·eps(T) (L471), relative
+  T length_{};            ///< size of A ⊖ B seen from r0 [m]
+  T tc_threshold_{};      ///< TC2/TC3 threshold [m]
+  T ray_threshold_{};     ///< TC1 and coincident-r0 threshold [m]
+  T area_threshold_{};    ///< cross products of portal edges [m²]
+  T volume_threshold_{};  ///< tetrahedron volumes (×6) [m³]
+  V r0_;
+  V ray_;  ///< unit direction of the origin ray, from r0 towards the origin
+  Result result_;
+};
+
+/// TC3 (L440–444): the portal lies on the boundary of A ⊖ B within tolerance. A penetrating pair
+/// reports the depth along the portal normal e4 as the support value r4·e4 of A ⊖ B, the exact
+/// translation along e4 that separates the shapes (within the TC tolerance of Neumayr's distance to
+/// the portal plane, and immune to the rounding of e4 on sliver portals). A separated pair reports
+/// the distance to the portal plane when the origin's foot lies inside the portal (Thm 6.3 case 1),
+/// else it is completed to the Euclidean distance (case 2).
+template <class T>
+void Solver<T>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4,
+                           Termination termination) {
+  // Signed offset of the portal plane along e4; positive when the origin is behind it (inside).
+  const T plane_offset = (dot(r1.p, e4) + dot(r2.p, e4) + dot(r3.p, e4)) / T(3.0);
+  const V foot = e4 * plane_offset;
+  // Barycentric coordinates of the foot from the signed areas of the sub-triangles.
+  const V normal = cross(r2.p - r1.p, r3.p - r1.p);
+  const T normal_squared = dot(normal, normal);
+  const T w1 = dot(cross(r2.p - foot, r3.p - foot), normal) / normal_squared;
+  const T w2 = dot(cross(r3.p - foot, r1.p - foot), normal) / normal_squared;
+  const T w3 = T(1.0) - w1 - w2;
+  const T slack = T(-epsilon_);
+  if (w1 >= slack && w2 >= slack && w3 >= slack) {
+    const T c1 = std::max(w1, T(0.0));
+    const T c2 = std::max(w2, T(0.0));
+    const T c3 = std::max(w3, T(0.0));
+    const T sum = c1 + c2 + c3;
+    const V a = (r1.a * c1 + r2.a * c2 + r3.a * c3) / sum;
+    const V b = (r1.b * c1 + r2.b * c2 + r3.b * c3) / sum;
+    result_.termination = termination;
+    set_geometry(a, b, plane_offset >= T(0.0) ? T(-dot(r4.p, e4)) : T(-plane_offset), e4);
+    return;
+  }
+  if (plane_offset >= T(0.0)) {
+    // Penetrating, foot outside the portal. The portal plane supports A ⊖ B (TC3), so moving B by
+    // the support value along e4 separates the shapes: a valid depth, not more (up to the TC
+    // tolerance) than the distance to the portal that Neumayr's distanceToPortal returns.
+    // Witnesses from the portal point nearest to the foot.
+    Simplex<T> triangle;
+    triangle.points = {S{r1.p - foot, r1.a, r1.b}, S{r2.p - foot, r2.a, r2.b},
+                       S{r3.p - foot, r3.a, r3.b}, S{}};
+    triangle.size = 3;
+    bool enclosed = false;
+    closest_on_simplex(triangle, T(epsilon_), enclosed);
+    V a, b;
+    for (int k = 0; k < triangle.size; ++k) {
+      a = a + triangle.points[k].a * triangle.weights[k];
+      b = b + triangle.points[k].b * triangle.weights[k];
+    }
+    result_.termination =
+        termination == Termination::tc3_inside ? Termination::tc3_penetrating_outside : termination;
+    set_geometry(a, b, T(-dot(r4.p, e4)), e4);
+    return;
+  }
+  // Separated, foot outside the portal: the distance to the portal is only an upper bound
+  // (Thm 6.3 case 2, Neumayr's distanceToPortal); complete it to the Euclidean distance.
+  result_.termination =
+      termination == Termination::tc3_inside ? Termination::tc3_closest_point : termination;
+  Simplex<T> triangle;
+  triangle.points = {r1, r2, r3, S{}};
+  triangle.size = 3;
+  bool enclosed = false;
+  const V closest = closest_on_simplex(triangle, T(epsilon_), enclosed);
+  const T portal_distance = norm(closest);
+  const V portal_normal = portal_distance > T(0.0) ? V(-closest / portal_distance) : e4;
+  if (complete_closest_point(portal_normal)) return;
+  // The cores overlap (numerically touching): keep the distance to the portal.
+  V a, b;
+  for (int k = 0; k < triangle.size; ++k) {
+    a = a + triangle.points[k].a * triangle.weights[k];
+    b = b + triangle.points[k].b * triangle.weights[k];
+  }
+  set_geometry(a, b, portal_distance, portal_normal);
+}
+
+/// Closest-point completion (not in the thesis) of a separated pair: a GJK distance iteration
+/// (Gilbert, Johnson and Keerthi 1988; van den Bergen 2003 §4.3) between the cores of A and B
+/// (each shape shrunk by its swept radius: a sphere's centre, a capsule's segment, a smoothed
+/// shape's inner shape), started along the normal MPR found; the distance of the shapes is the
+/// cores' distance minus the two radii (van den Bergen 2003 §4.3.7). Cores of spheres, capsules
+/// and (smoothed) boxes and hulls are polytopes, on which the iteration ends exactly. Each step
+/// adds the core support point towards the origin and stops when that support plane (a lower
+/// bound) is within the TC tolerance of the closest point (an upper bound), or when no progress is
+/// left at this precision. The normal reported is the direction of the best lower bound: its
+/// support plane is within the final gap of the distance, whereas the direction of the simplex's
+/// closest point converges more slowly (by the square root of the gap on curved cores, and worse
+/// next to flat faces of A ⊖ B, where the support value has a kink). Returns false when the cores
+/// are found to overlap.
+template <class T>
+bool Solver<T>::complete_closest_point(const V& initial_normal) {
+  const T radius_a = T(sweep_radius(pair_.a));
+  const T radius_b = T(sweep_radius(pair_.b));
+  Simplex<T> simplex;
+  simplex.points[0] = core_support(initial_normal);
+  simplex.weights[0] = T(1.0);
+  simplex.size = 1;
+  V closest = simplex.points[0].p;
+  T lower_bound = T(-std::numeric_limits<double>::infinity());
+  V lower_bound_normal = initial_normal;
+  bool converged = false;
+  for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
+    const T distance = norm(closest);
+    if (!(distance > ray_threshold_)) return false;
+    // The direction from A towards B: from the cores' closest point towards the origin.
+    const V normal = -closest / distance;
+    const S s = core_support(normal);
+    result_.completion_iterations = iteration;
+    if (T(-dot(s.p, normal)) > lower_bound) {
+      lower_bound = -dot(s.p, normal);
+      lower_bound_normal = normal;
+    }
+    bool repeated = false;
+    for (int k = 0; k < simplex.size; ++k) {
+      const V offset = simplex.points[k].p - s.p;
+      repeated = repeated || dot(offset, offset) <= tc_threshold_ * tc_threshold_;
+    }
+    if (distance - lower_bound <= tc_threshold_ || repeated) {
+      converged = true;
+      break;
+    }
+    Simplex<T> grown = simplex;
+    grown.points[grown.size++] = s;
+    bool enclosed = false;
+    const V next = closest_on_simplex(grown, T(epsilon_), enclosed);
+    if (enclosed) return false;
+    if (!(norm(next) < distance)) {
+      converged = true;  // no progress left at this precision
+      break;
+    }
+    simplex = grown;
+    closest = next;
+  }
+  if (!converged) result_.iteration_limit_hit = true;
+  const T core_distance = norm(closest);
+  if (!(core_distance > T(0.0))) return false;
+  const V& normal = lower_bound_normal;
+  V a, b;
+  for (int k = 0; k < simplex.size; ++k) {
+    a = a + simplex.points[k].a * simplex.weights[k];
+    b = b + simplex.points[k].b * simplex.weights[k];
+  }
+  set_geometry(a + normal * radius_a, b - normal * radius_b, T(core_distance - radius_a - radius_b),
+               normal);
+  return true;
+}
+
+template <class T>
+void Solver<T>::finish_best(const Candidate& best, const S& fallback, const V& fallback_e,
+                            Termination termination) {
+  if (best.iteration == 0) {
+    finish_on_ray(fallback, fallback_e, termination);
+    return;
+  }
+  result_.result_iteration = best.iteration;
+  result_.result_tolerance = to_double(best.value / length_);
+  if (best.tc2) {
+    finish_tc2(best.r4, best.e4, termination);
+  } else {
+    finish_tc3(best.r1, best.r2, best.r3, best.r4, best.e4, termination);
+  }
+}
+
+template <class T>
+Result Solver<T>::run() {
+  using std::abs;
+  // ----- Phase 1: interior point and initial portal (Neumayr §6.1.1, L296–306) -----
+  const Vec3 c_A = pair_.X_WA.transform_point(interior_point(pair_.a));
+  const Vec3 c_B = pair_.X_WB.transform_point(interior_point(pair_.b));
+  r0_ = V::from(c_A) - V::from(c_B);  // exact in double-double
+  T r0_norm = norm(r0_);
+  V e1 = r0_norm > T(0.0) ? V(-r0_ / r0_norm) : V{T(0.0), T(0.0), T(1.0)};
+  S r1 = support(e1);  // L324–328
+  length_ = std::max(r0_norm, norm(r1.p - r0_));
+  const double coordinates = std::max(c_A.cwiseAbs().maxCoeff(), c_B.cwiseAbs().maxCoeff());
+  const T noise = T(kSupportRoundingUlps * std::numeric_limits<double>::epsilon() *
+                    (coordinates + to_double(length_)));
+  tc_threshold_ = std::max(T(tolerance_) * length_, noise);
+  ray_threshold_ = std::max(T(epsilon_) * length_, noise);
+  area_threshold_ = T(epsilon_) * length_ * length_;
+  volume_threshold_ = area_threshold_ * length_;
+  if (!(length_ > T(0.0)) || !(length_ < T(std::numeric_limits<double>::infinity()))) {
+    // Both shapes are single points at the same place, or the input is not finite.
+    result_.degenerate = true;
+    finish_on_ray(r1, e1, Termination::degenerate_start);
+    return result_;
+  }
+
+  if (!(r0_norm > ray_threshold_)) {
+    // Coincident interior points (L316–318, an error in Modia3D): move r0 a small step towards the
+    // boundary point of A ⊖ B below it. The origin ray then points along +z of world, the choice
+    // the primitive closed forms make for concentric spheres.
+    result_.coincident_interior_points = true;
+    result_.degenerate = true;
+    const S below = support(V{T(0.0), T(0.0), T(-1.0)});
+    r0_ = r0_ + (below.p - r0_) * T(kInteriorShiftFraction);
+    r0_norm = norm(r0_);
+    if (!(r0_norm > T(0.0))) {
+      finish_on_ray(r1, e1, Termination::degenerate_start);
+      return result_;
+    }
+    e1 = -r0_ / r0_norm;
+    r1 = support(e1);
+  }
+  ray_ = e1;
+  const S ray_support = r1;
+
+  // TC1 (L333): r1 on the origin ray; its support plane gives the signed distance (L300–303).
+  const V n2 = cross(e1, r1.p);
+  const T n2_norm = norm(n2);
+  if (!(n2_norm > ray_threshold_)) {
+    finish_on_ray(r1, e1, Termination::tc1);
+    return result_;
+  }
+
+  // r2 (L338): normal to the plane through the origin, r0 and r1.
+  const V e2 = n2 / n2_norm;
+  S r2 = support(e2);
+
+  // r3 (L343–365): normal to the plane through r0, r1, r2, on the origin's side.
+  V n3 = cross(r1.p - r0_, r2.p - r0_);
+  if (!(norm(n3) > area_threshold_)) {
+    r2 = support(V(-e2));  // L346: the opposite direction
+    n3 = cross(r1.p - r0_, r2.p - r0_);
+    if (!(norm(n3) > area_threshold_)) {
+      // L348: A ⊖ B is planar (2-D MPR is not supported) — keep the support-plane estimate.
+      result_.degenerate = true;
+      finish_on_ray(ray_support, e1, Termination::degenerate_start);
+      return result_;
+    }
+  }
+  if (dot(n3, ray_) < T(0.0)) {
+    // L352–353 flip n3; swapping r1 and r2 keeps (r1 − r0) × (r2 − r0) = n3 (our orientation).
+    std::swap(r1, r2);
+    n3 = -n3;
+  }
+  const V e3 = n3 / norm(n3);
+  S r3 = support(e3);
+  if (!(norm(cross(r2.p - r1.p, r3.p - r1.p)) > area_threshold_)) {
+    r3 = support(V(-e3));  // L359
+    if (!(norm(cross(r2.p - r1.p, r3.p - r1.p)) > area_threshold_)) {
+      result_.degenerate = true;
+      finish_on_ray(ray_support, e1, Termination::degenerate_start);
+      return result_;
+    }
+    std::swap(r1, r2);  // r3 now lies behind the plane (r0, r1, r2): restore the orientation
+  }
+
+  // ----- Phase 2: a portal the origin ray passes through (§6.1.2, L366–390; libccd) -----
+  bool valid_portal = false;
+  bool flat = false;
+  for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
+    result_.phase2_iterations = iteration;
+    const V v1 = r1.p - r0_;
+    const V v2 = r2.p - r0_;
+    const V v3 = r3.p - r0_;
+    if (!(dot(v1, cross(v2, v3)) > volume_threshold_)) {
+      flat = true;  // a flat tetrahedron: A ⊖ B is planar
+      break;
+    }
+    // Whichever side face the origin ray leaves through, replace the portal vertex opposite to it
+    // by the support point beyond that face, then restore the orientation.
+    const V n12 = cross(v1, v2);
+    if (dot(ray_, n12) < -area_threshold_) {
+      r3 = support(V(-n12 / norm(n12)));
+      std::swap(r1, r2);
+      continue;
+    }
+    const V n23 = cross(v2, v3);
+    if (dot(ray_, n23) < -area_threshold_) {
+      r1 = support(V(-n23 / norm(n23)));
+      std::swap(r2, r3);
+      continue;
+    }
+    const V n31 = cross(v3, v1);
+    if (dot(ray_, n31) < -area_threshold_) {
+      r2 = support(V(-n31 / norm(n31)));
+      std::swap(r3, r1);
+      continue;
+    }
+    valid_portal = true;
+    break;
+  }
+  if (!valid_portal) {
+    // L385–387 (an error in Modia3D): no valid portal; keep the support-plane estimate.
+    if (flat) {
+      result_.degenerate = true;
+      finish_on_ray(ray_support, e1, Termination::degenerate_start);
+    } else {
+      result_.iteration_limit_hit = true;
+      finish_on_ray(ray_support, e1, Termination::iteration_limit);
+    }
+    return result_;
+  }
+
+  // ----- Phase 3: portal refinement (§6.1.3, L392–416) -----
+  Candidate best;
+  for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
+    result_.phase3_iterations = iteration;
+    // r4 (L417–434): the support point along the portal normal, which points away from r0.
+    const V n4 = cross(r2.p - r1.p, r3.p - r1.p);
+    const T n4_norm = norm(n4);
+    if (!(n4_norm > area_threshold_)) {
+      result_.degenerate = true;
+      finish_best(best, ray_support, e1, Termination::degenerate_portal);
+      return result_;
+    }
+    const V e4 = n4 / n4_norm;
+    const S r4 = support(e4);
+    const T tc2 = norm(cross(r4.p, e4));  // TC2 (L396)
+    const T tc3 = dot(r4.p - r1.p, e4);   // TC3 (L397), signed: ≥ 0 up to rounding
+    result_.last_tolerance = to_double(std::min(tc2, abs(tc3)) / length_);
+    if (tc2 <= tc_threshold_) {
+      result_.result_iteration = iteration;
+      result_.result_tolerance = to_double(tc2 / length_);
+      finish_tc2(r4, e4, Termination::tc2);
+      return result_;
+    }
+    if (tc3 <= tc_threshold_) {
+      result_.result_iteration = iteration;
+      result_.result_tolerance = to_double(abs(tc3) / length_);
+      finish_tc3(r1, r2, r3, r4, e4, Termination::tc3_inside);
+      return result_;
+    }
+    // Best so far (L403–404): the smallest termination value seen, with the portal it came from.
+    const T value = std::min(tc2, tc3);
+    if (value < best.value) best = Candidate{r1, r2, r3, r4, e4, tc2 < tc3, value, iteration};
+
+    // Refinement (L445–463): of the portals (r1, r2, r4), (r2, r3, r4), (r3, r1, r4) take the one
+    // the origin ray passes through. The planes through r0, r4 and each r_i separate them: with
+    // t_i = u·(v4 × v_i), portal (r_i, r_j, r4) is valid when t_i ≥ 0 and t_j ≤ 0 (Neumayr's
+    // isNextPortal; the side (r_i, r_j) is valid from the current portal). When the ray grazes an
+    // edge two candidates tie at 0, so the one with the larger margin is taken rather than the
+    // first in order, and none valid within ε means the refinement failed.
+    const V v4 = r4.p - r0_;
+    const T t1 = dot(ray_, cross(v4, V(r1.p - r0_)));
+    const T t2 = dot(ray_, cross(v4, V(r2.p - r0_)));
+    const T t3 = dot(ray_, cross(v4, V(r3.p - r0_)));
+    const T margin_124 = std::min(t1, T(-t2));
+    const T margin_234 = std::min(t2, T(-t3));
+    const T margin_314 = std::min(t3, T(-t1));
+    if (std::max({margin_124, margin_234, margin_314}) < -area_threshold_) {
+      // L406–409: no candidate portal is valid (rounding), return the best so far.
+      result_.degenerate = true;
+      finish_best(best, ray_support, e1, Termination::degenerate_portal);
+      return result_;
+    }
+    if (margin_124 >= margin_234 && margin_124 >= margin_314) {
+      r3 = r4;  // (r1, r2, r4)
+    } else if (margin_234 >= margin_314) {
+      r1 = r4;  // (r4, r2, r3)
+    } else {
+      r2 = r4;  // (r1, r4, r3)
+    }
+  }
+  // L412–415: iteration limit, return the best so far (not the last iterate).
+  result_.iteration_limit_hit = true;
+  finish_best(best, ray_support, e1, Termination::iteration_limit);
+  return result_;
+}
+
+}  // namespace
+
+template <class Scalar>
+Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                       const Settings& settings) {
+  const PosedPair pair{a, X_WA, b, X_WB};
+  Solver<Scalar> solver(pair, settings);
+  return solver.run();
+}
+
+template Result signed_distance<double>(const Shape&, const Pose&, const Shape&, const Pose&,
+                                        const Settings&);
+template Result signed_distance<long double>(const Shape&, const Pose&, const Shape&, const Pose&,
+                                             const Settings&);
+template Result signed_distance<DoubleDouble>(const Shape&, const Pose&, const Shape&, const Pose&,
+                                              const Settings&);
+
+Result signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
+                       const Pose& X_WB, const Settings& settings) {
+  switch (precision) {
+    case Precision::long_double:
+      return signed_distance<long double>(a, X_WA, b, X_WB, settings);
+    case Precision::double_double:
+      return signed_distance<DoubleDouble>(a, X_WA, b, X_WB, settings);
+    case Precision::double_precision:
+      break;
+  }
+  return signed_distance<double>(a, X_WA, b, X_WB, settings);
+}
+
+}  // namespace contactlab::plugins::mpr

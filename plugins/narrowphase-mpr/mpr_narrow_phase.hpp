@@ -1,0 +1,68 @@
+// MPR narrow phase: signed distance, normal and witness points for every pair of convex shapes by
+// Minkowski Portal Refinement (Neumayr 2025 ch. 6, see mpr_algorithm.hpp); pairs with a half-space
+// in closed form from the other shape's support point.
+//
+// Parameters (`params:`):
+//   tolerance       TC2/TC3 tolerance relative to the size of A ⊖ B (default 1e-12, see schema())
+//   max_iterations  iteration limit of each MPR phase (default 120, Neumayr §6.1.4)
+//   precision       arithmetic of the algorithm: double (default) | long_double | double_double
+#pragma once
+
+#include <array>
+#include <contactlab/contact.hpp>
+#include <contactlab/math.hpp>
+#include <contactlab/narrow_phase.hpp>
+#include <contactlab/parameters.hpp>
+#include <contactlab/shapes.hpp>
+#include <cstdint>
+
+#include "mpr_algorithm.hpp"
+
+namespace contactlab::plugins {
+
+/// Convex shape A (any type but a half-space) at X_WA and the half-space B = {x : n·x ≤ 0} in its
+/// frame G at X_WG, n = normal_G (normalised here). The deepest point of A is its support point
+/// along −n_W; its height above the boundary plane is the signed distance, the normal from A to the
+/// half-space is −n_W, and B's witness point is A's projected onto the plane. Exact.
+ContactGeometry convex_half_space(const Shape& a, const Pose& X_WA, const Vec3& normal_G,
+                                  const Pose& X_WG);
+
+/// Everything MprNarrowPhase counted since creation, beyond the SDK's NarrowPhaseStatistics.
+struct MprStatistics {
+  NarrowPhaseStatistics totals;
+  std::array<std::int64_t, mpr::termination_count> terminations{};  ///< by mpr::Termination
+  std::int64_t half_space_queries = 0;                              ///< answered in closed form
+  std::int64_t coincident_interior_points = 0;  ///< r0 shifted (also counted as degenerate)
+  std::int64_t completions = 0;                 ///< queries that ran the closest-point completion
+  std::int32_t max_phase2_iterations = 0;
+  std::int32_t max_phase3_iterations = 0;
+  std::int32_t max_completion_iterations = 0;
+};
+
+class MprNarrowPhase final : public NarrowPhase {
+ public:
+  explicit MprNarrowPhase(const ParameterValues& params);
+  static ParameterSchema schema();
+
+  /// Every pair except half_space–half_space, in both orders.
+  bool supports(ShapeType a, ShapeType b) const override;
+  /// Throws contactlab::SimulationError only for half_space–half_space (the host asks supports()
+  /// first); numerical trouble is answered with the best result found and counted instead.
+  void query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+             NarrowPhaseCache& cache, ContactManifold& out) override;
+  NarrowPhaseStatistics statistics() const override { return statistics_.totals; }
+
+  const MprStatistics& detailed_statistics() const { return statistics_; }
+  /// The MPR result of the latest query that ran MPR (not a half-space pair).
+  const mpr::Result& last_result() const { return last_result_; }
+  mpr::Precision precision() const { return precision_; }
+  const mpr::Settings& settings() const { return settings_; }
+
+ private:
+  mpr::Precision precision_ = mpr::Precision::double_precision;
+  mpr::Settings settings_;
+  MprStatistics statistics_;
+  mpr::Result last_result_;
+};
+
+}  // namespace contactlab::plugins

@@ -1,0 +1,861 @@
+// Unit tests of the MPR narrow phase (plugins/narrowphase-mpr). References are independent of MPR:
+// the primitive closed forms (sphere–sphere, sphere–box, sphere–half-space), an exact box–box
+// distance from all vertex–box and edge–edge pairs, and the box–box penetration depth from the 15
+// separating axes. Random convex hulls check the ContactGeometry invariants, continuity through
+// touching and the agreement of the precisions; the degenerate cases of Neumayr (2025) ch. 6 and
+// the best-so-far fallback are checked one by one.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <contactlab/errors.hpp>
+
+#include "mpr_narrow_phase.hpp"
+#include "primitive_narrow_phase.hpp"
+
+using contactlab::ContactGeometry;
+using contactlab::ContactManifold;
+using contactlab::ConvexHull;
+using contactlab::NarrowPhaseCache;
+using contactlab::ParameterValue;
+using contactlab::ParameterValues;
+using contactlab::Pose;
+using contactlab::Shape;
+using contactlab::ShapeType;
+using contactlab::Vec3;
+using contactlab::plugins::MprNarrowPhase;
+namespace mpr = contactlab::plugins::mpr;
+
+namespace {
+
+constexpr int kSamples = 10000;
+const std::vector<std::string> kPrecisions = {"double", "long_double", "double_double"};
+
+Pose random_pose(std::mt19937_64& rng, double position_range_m) {
+  std::normal_distribution<double> gaussian(0.0, 1.0);
+  std::uniform_real_distribution<double> position(-position_range_m, position_range_m);
+  // Normalised 4-D Gaussian: uniform over rotations.
+  Eigen::Quaterniond q(gaussian(rng), gaussian(rng), gaussian(rng), gaussian(rng));
+  q.normalize();
+  Pose X;
+  X.R = q.toRotationMatrix();
+  X.p = Vec3(position(rng), position(rng), position(rng));
+  return X;
+}
+
+Vec3 random_unit(std::mt19937_64& rng) {
+  std::normal_distribution<double> gaussian(0.0, 1.0);
+  return Vec3(gaussian(rng), gaussian(rng), gaussian(rng)).normalized();
+}
+
+Pose pose_at(const Vec3& p) {
+  Pose X;
+  X.p = p;
+  return X;
+}
+
+MprNarrowPhase make_mpr(const std::string& precision,
+                        std::map<std::string, ParameterValue> overrides = {}) {
+  overrides["precision"] = precision;
+  return MprNarrowPhase(ParameterValues::defaults(MprNarrowPhase::schema(), overrides));
+}
+
+ContactGeometry run_query(MprNarrowPhase& mpr_phase, const Shape& a, const Pose& X_WA,
+                          const Shape& b, const Pose& X_WB) {
+  NarrowPhaseCache cache;
+  ContactManifold out;
+  mpr_phase.query(a, X_WA, b, X_WB, cache, out);
+  REQUIRE(out.count == 1);
+  return out.points[0];
+}
+
+/// The ContactGeometry invariants: unit normal and point_b − point_a = distance·normal.
+void check_contract(const ContactGeometry& g, double tolerance) {
+  REQUIRE(std::isfinite(g.distance_m));
+  CHECK(std::abs(g.normal_W.norm() - 1.0) <= tolerance);
+  CHECK((g.point_b_W - g.point_a_W - g.distance_m * g.normal_W).norm() <= tolerance);
+}
+
+/// Support value of A ⊖ B along n: the penetration depth along n when > 0 (moving B by it along n
+/// separates the shapes), minus the gap between the support planes when < 0.
+double support_value(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                     const Vec3& n) {
+  return n.dot(contactlab::support_W(a, X_WA, n) - contactlab::support_W(b, X_WB, -n));
+}
+
+// ----- Independent box–box references ----------------------------------------------------------
+
+Vec3 box_vertex(const Vec3& h, const Pose& X, int index) {
+  return X.transform_point(Vec3((index & 1) ? h.x() : -h.x(), (index & 2) ? h.y() : -h.y(),
+                                (index & 4) ? h.z() : -h.z()));
+}
+
+double point_to_box(const Vec3& p_W, const Vec3& h, const Pose& X) {
+  const Vec3 p_B = X.R.transpose() * (p_W - X.p);
+  return (p_B - p_B.cwiseMax(-h).cwiseMin(h)).norm();
+}
+
+/// Distance between segments [p1, q1] and [p2, q2]: minimise over the first parameter with the
+/// second one clamped optimally (closed form of the 2×2 least-squares problem, then clamping).
+double segment_distance(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2) {
+  const Vec3 d1 = q1 - p1;
+  const Vec3 d2 = q2 - p2;
+  const Vec3 r = p1 - p2;
+  const double a = d1.dot(d1), e = d2.dot(d2), b = d1.dot(d2), c = d1.dot(r), f = d2.dot(r);
+  const double denominator = a * e - b * b;
+  double s =
+      denominator > 1e-14 * a * e ? std::clamp((b * f - c * e) / denominator, 0.0, 1.0) : 0.0;
+  double t = (b * s + f) / e;
+  if (t < 0.0) {
+    t = 0.0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+  } else if (t > 1.0) {
+    t = 1.0;
+    s = std::clamp((b - c) / a, 0.0, 1.0);
+  }
+  return ((p1 + s * d1) - (p2 + t * d2)).norm();
+}
+
+/// Exact distance of two disjoint boxes: the closest pair involves a vertex of one box (vertex to
+/// the other box) or lies inside an edge of each (edge to edge).
+double box_box_distance(const Vec3& h_a, const Pose& X_a, const Vec3& h_b, const Pose& X_b) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 8; ++i) {
+    best = std::min(best, point_to_box(box_vertex(h_a, X_a, i), h_b, X_b));
+    best = std::min(best, point_to_box(box_vertex(h_b, X_b, i), h_a, X_a));
+  }
+  for (int i = 0; i < 8; ++i) {
+    for (int bit_i : {1, 2, 4}) {
+      if (i & bit_i) continue;
+      for (int j = 0; j < 8; ++j) {
+        for (int bit_j : {1, 2, 4}) {
+          if (j & bit_j) continue;
+          best = std::min(
+              best, segment_distance(box_vertex(h_a, X_a, i), box_vertex(h_a, X_a, i | bit_i),
+                                     box_vertex(h_b, X_b, j), box_vertex(h_b, X_b, j | bit_j)));
+        }
+      }
+    }
+  }
+  return best;
+}
+
+/// Smallest overlap of two boxes over the 15 separating axes (3 + 3 face normals, 9 edge cross
+/// products). Negative: separated. Positive: the exact penetration depth, because the faces of the
+/// Minkowski difference of two boxes are normal to these axes.
+double box_box_sat_depth(const Vec3& h_a, const Pose& X_a, const Vec3& h_b, const Pose& X_b) {
+  const Vec3 d = X_b.p - X_a.p;
+  double best = std::numeric_limits<double>::infinity();
+  auto test_axis = [&](Vec3 axis) {
+    const double length = axis.norm();
+    if (length < 1e-9) return;  // parallel edges: the face axes cover it
+    axis /= length;
+    double radius_a = 0.0, radius_b = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      radius_a += h_a[k] * std::abs(axis.dot(X_a.R.col(k)));
+      radius_b += h_b[k] * std::abs(axis.dot(X_b.R.col(k)));
+    }
+    best = std::min(best, radius_a + radius_b - std::abs(axis.dot(d)));
+  };
+  for (int i = 0; i < 3; ++i) {
+    test_axis(X_a.R.col(i));
+    test_axis(X_b.R.col(i));
+    for (int j = 0; j < 3; ++j) test_axis(X_a.R.col(i).cross(X_b.R.col(j)));
+  }
+  return best;
+}
+
+// ----- Random convex hulls
+// ------------------------------------------------------------------------
+
+/// A cloud of points on and inside a random ellipsoid, as a ConvexHull with only the vertices and
+/// the centroid (their mean, an interior point) set.
+struct RandomHull {
+  std::vector<Vec3> points;
+  ConvexHull hull;
+  double size_m = 0.0;  ///< largest distance from the centroid
+
+  RandomHull(std::mt19937_64& rng, int count) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const Vec3 semi_axes(0.2 + 0.8 * unit(rng), 0.2 + 0.8 * unit(rng), 0.2 + 0.8 * unit(rng));
+    for (int i = 0; i < count; ++i) {
+      const double radius = i < count / 2 ? 1.0 : std::cbrt(unit(rng));
+      points.push_back(semi_axes.cwiseProduct(random_unit(rng)) * radius);
+    }
+    Vec3 centroid = Vec3::Zero();
+    for (const Vec3& p : points) centroid += p;
+    centroid /= count;
+    for (const Vec3& p : points) size_m = std::max(size_m, (p - centroid).norm());
+    hull.vertices = points.data();
+    hull.vertex_count = static_cast<std::uint32_t>(count);
+    hull.centroid = centroid;
+  }
+  RandomHull(const RandomHull&) = delete;
+  RandomHull& operator=(const RandomHull&) = delete;
+  Shape shape() const { return Shape::convex_hull(&hull); }
+};
+
+/// Quantiles of a sample (sorted copy).
+struct Quantiles {
+  double median, p90, p99, max;
+};
+Quantiles quantiles(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  auto at = [&](double fraction) {
+    return values[std::min(values.size() - 1, static_cast<size_t>(fraction * values.size()))];
+  };
+  return {at(0.5), at(0.9), at(0.99), values.back()};
+}
+
+}  // namespace
+
+// ----- Schema and supported pairs
+// -----------------------------------------------------------------
+
+TEST_CASE(
+    "mpr: schema declares tolerance 1e-12, max_iterations 120 and the three precisions, and "
+    "supports every pair but half_space–half_space") {
+  const auto schema = MprNarrowPhase::schema();
+  REQUIRE(schema.size() == 3);
+  CHECK(schema[0].name == "tolerance");
+  CHECK(std::get<double>(schema[0].default_value) == 1e-12);
+  CHECK(schema[0].minimum_exclusive);
+  CHECK(schema[1].name == "max_iterations");
+  CHECK(std::get<std::int64_t>(schema[1].default_value) == 120);
+  CHECK(schema[2].name == "precision");
+  CHECK(std::get<std::string>(schema[2].default_value) == "double");
+  CHECK(schema[2].choices == std::vector<std::string>{"double", "long_double", "double_double"});
+
+  MprNarrowPhase mpr_phase = make_mpr("double");
+  CHECK(mpr_phase.settings().tolerance == 1e-12);
+  CHECK(mpr_phase.settings().max_iterations == 120);
+  CHECK(make_mpr("double_double").precision() == mpr::Precision::double_double);
+  for (int i = 0; i < contactlab::shape_type_count; ++i) {
+    for (int j = 0; j < contactlab::shape_type_count; ++j) {
+      const auto a = static_cast<ShapeType>(i);
+      const auto b = static_cast<ShapeType>(j);
+      CHECK(mpr_phase.supports(a, b) ==
+            !(a == ShapeType::half_space && b == ShapeType::half_space));
+    }
+  }
+}
+
+TEST_CASE("mpr: an unknown precision is refused naming the choices, half_space pairs throw") {
+  CHECK_THROWS_WITH(make_mpr("quad"), Catch::Contains("double, long_double, double_double"));
+  MprNarrowPhase mpr_phase = make_mpr("double");
+  const Shape floor = Shape::half_space(Vec3::UnitZ());
+  CHECK_THROWS_AS(run_query(mpr_phase, floor, Pose{}, floor, Pose{}), contactlab::SimulationError);
+}
+
+// ----- Exact references on seeded random poses
+// ----------------------------------------------------
+
+TEST_CASE(
+    "mpr: sphere–sphere equals the closed form within 1e-9 relative on 10,000 seeded poses, "
+    "separated and penetrating, every precision") {
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    std::mt19937_64 rng(101);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    int separated = 0;
+    for (int i = 0; i < kSamples; ++i) {
+      const double r_a = 0.05 + unit(rng), r_b = 0.05 + unit(rng);
+      // Centre distances from 1% of the radii sum (deep) to three times it (far apart).
+      const double centres_m = (r_a + r_b) * (0.01 + 2.99 * unit(rng));
+      const Pose X_WA = random_pose(rng, 5.0);
+      const Pose X_WB = pose_at(X_WA.p + centres_m * random_unit(rng));
+      const ContactGeometry g =
+          run_query(mpr_phase, Shape::sphere(r_a), X_WA, Shape::sphere(r_b), X_WB);
+      const ContactGeometry expected = contactlab::plugins::sphere_sphere(r_a, X_WA.p, r_b, X_WB.p);
+      INFO(precision << " sample " << i);
+      REQUIRE(std::abs(g.distance_m - expected.distance_m) <=
+              1e-9 * std::max(std::abs(expected.distance_m), 1e-3 * (r_a + r_b)));
+      REQUIRE((g.normal_W - expected.normal_W).norm() <= 1e-9);
+      check_contract(g, 1e-12);
+      separated += expected.distance_m > 0.0;
+      // Both spheres are their own support mapping: TC1 ends every query in phase 1.
+      REQUIRE(mpr_phase.last_result().termination == mpr::Termination::tc1);
+    }
+    CHECK(separated > 5000);
+    CHECK(separated < 8000);
+  }
+}
+
+TEST_CASE(
+    "mpr: separated sphere–box distance equals the closed form within 1e-9 relative on 10,000 "
+    "seeded poses in both orders, every precision") {
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    std::mt19937_64 rng(202);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::uniform_real_distribution<double> symmetric(-1.0, 1.0);
+    double worst = 0.0;
+    for (int i = 0; i < kSamples; ++i) {
+      const double r = 0.05 + unit(rng);
+      const Vec3 h(0.1 + unit(rng), 0.1 + unit(rng), 0.1 + unit(rng));
+      const double size_m = std::max(r, h.maxCoeff());
+      const Pose X_WB = random_pose(rng, 3.0);
+      // A centre outside the box, at least 1% of the size away from the sphere's touching shell.
+      Vec3 c_B;
+      ContactGeometry expected;
+      do {
+        c_B = (h + Vec3::Constant(3.0 * r))
+                  .cwiseProduct(Vec3(symmetric(rng), symmetric(rng), symmetric(rng)));
+        expected = contactlab::plugins::sphere_box(r, X_WB.transform_point(c_B), h, X_WB);
+      } while (expected.distance_m < 0.01 * size_m);
+      const Pose X_WA = pose_at(X_WB.transform_point(c_B));
+      const bool sphere_first = i % 2 == 0;
+      const ContactGeometry g =
+          sphere_first ? run_query(mpr_phase, Shape::sphere(r), X_WA, Shape::box(h), X_WB)
+                       : contactlab::plugins::swap_order(
+                             run_query(mpr_phase, Shape::box(h), X_WB, Shape::sphere(r), X_WA));
+      INFO(precision << " sample " << i << " termination "
+                     << mpr::termination_name(mpr_phase.last_result().termination));
+      const double error = std::abs(g.distance_m - expected.distance_m) / expected.distance_m;
+      worst = std::max(worst, error);
+      REQUIRE(error <= 1e-9);
+      REQUIRE((g.normal_W - expected.normal_W).norm() <= 1e-6);
+      check_contract(g, 1e-12);
+    }
+    std::printf("mpr %s: separated sphere–box worst relative error %.2e\n", precision.c_str(),
+                worst);
+  }
+}
+
+TEST_CASE(
+    "mpr: separated box–box distance equals the exact vertex–box and edge–edge minimum within "
+    "1e-9 relative on 10,000 seeded poses, every precision") {
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    std::mt19937_64 rng(303);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double worst = 0.0;
+    int separated = 0;
+    while (separated < kSamples) {
+      const Vec3 h_a(0.1 + unit(rng), 0.1 + unit(rng), 0.1 + unit(rng));
+      const Vec3 h_b(0.1 + unit(rng), 0.1 + unit(rng), 0.1 + unit(rng));
+      const double size_m = std::max(h_a.maxCoeff(), h_b.maxCoeff());
+      const Pose X_WA = random_pose(rng, 3.0);
+      Pose X_WB = random_pose(rng, 3.0);
+      X_WB.p = X_WA.p + (0.5 + 3.0 * unit(rng)) * size_m * random_unit(rng);
+      if (box_box_sat_depth(h_a, X_WA, h_b, X_WB) >= 0.0) continue;
+      const double expected_m = box_box_distance(h_a, X_WA, h_b, X_WB);
+      if (expected_m < 0.01 * size_m) continue;
+      ++separated;
+      const ContactGeometry g = run_query(mpr_phase, Shape::box(h_a), X_WA, Shape::box(h_b), X_WB);
+      INFO(precision << " sample " << separated << " termination "
+                     << mpr::termination_name(mpr_phase.last_result().termination));
+      const double error = std::abs(g.distance_m - expected_m) / expected_m;
+      worst = std::max(worst, error);
+      REQUIRE(error <= 1e-9);
+      check_contract(g, 1e-12);
+      // The witness points are on the boxes' boundaries and at the distance apart.
+      CHECK(point_to_box(g.point_a_W, h_a, X_WA) <= 1e-9 * size_m);
+      CHECK(point_to_box(g.point_b_W, h_b, X_WB) <= 1e-9 * size_m);
+    }
+    const auto& statistics = mpr_phase.detailed_statistics();
+    std::printf(
+        "mpr %s: separated box–box worst relative error %.2e; %lld of %d needed the "
+        "closest-point completion (Thm 6.3 case 2)\n",
+        precision.c_str(), worst, static_cast<long long>(statistics.completions), kSamples);
+  }
+}
+
+TEST_CASE(
+    "mpr: penetrating sphere–box depth is never below the closed form by more than 1e-9 of the "
+    "size, and equals it within 1e-9 where the origin ray leaves through the closed form's face "
+    "(10,000 seeded poses)") {
+  MprNarrowPhase mpr_phase = make_mpr("double");
+  std::mt19937_64 rng(404);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::uniform_real_distribution<double> symmetric(-1.0, 1.0);
+  std::vector<double> excess_deep, excess_shallow;
+  int same_face = 0;
+  for (int i = 0; i < kSamples; ++i) {
+    const double r = 0.05 + unit(rng);
+    const Vec3 h(0.1 + unit(rng), 0.1 + unit(rng), 0.1 + unit(rng));
+    const double size_m = std::max(r, h.maxCoeff());
+    const Pose X_WB = random_pose(rng, 3.0);
+    // Every other sample shallow: a centre just outside a face, penetrating by up to 5% of r.
+    Vec3 c_B;
+    ContactGeometry expected;
+    const bool shallow = i % 2 == 1;
+    do {
+      c_B = h.cwiseProduct(Vec3(symmetric(rng), symmetric(rng), symmetric(rng)));
+      if (shallow) {
+        const int axis = static_cast<int>(3.0 * unit(rng)) % 3;
+        c_B[axis] = (unit(rng) < 0.5 ? 1.0 : -1.0) * (h[axis] + r * (1.0 - 0.05 * unit(rng)));
+      }
+      expected = contactlab::plugins::sphere_box(r, X_WB.transform_point(c_B), h, X_WB);
+    } while (!(expected.distance_m < 0.0));
+    const Pose X_WA = pose_at(X_WB.transform_point(c_B));
+    const ContactGeometry g = run_query(mpr_phase, Shape::sphere(r), X_WA, Shape::box(h), X_WB);
+    check_contract(g, 1e-12);
+    const double true_depth_m = -expected.distance_m;
+    const double depth_m = -g.distance_m;
+    const mpr::Result& result = mpr_phase.last_result();
+    INFO("sample " << i << " c_B " << c_B.transpose() << " h " << h.transpose() << " r " << r
+                   << " termination " << mpr::termination_name(result.termination) << " TC "
+                   << result.result_tolerance << " iterations " << result.phase3_iterations);
+    REQUIRE(depth_m >= true_depth_m - 1e-9 * size_m);
+    // MPR's depth is the exact penetration along its own normal (the support value of A ⊖ B).
+    REQUIRE(std::abs(depth_m - support_value(Shape::sphere(r), X_WA, Shape::box(h), X_WB,
+                                             g.normal_W)) <= 1e-9 * size_m);
+    (shallow ? excess_shallow : excess_deep).push_back((depth_m - true_depth_m) / true_depth_m);
+    // The origin ray runs from the box centre through the sphere centre (box frame). It leaves the
+    // rounded box (box ⊕ ball r) through the flat part of face `exit` when the other coordinates
+    // stay within the box there; MPR's portal then lies on that face.
+    int exit = 0;
+    for (int k = 1; k < 3; ++k) {
+      if (std::abs(c_B[k]) / (h[k] + r) > std::abs(c_B[exit]) / (h[exit] + r)) exit = k;
+    }
+    const double scale = (h[exit] + r) / std::abs(c_B[exit]);
+    bool flat_exit = true;
+    for (int k = 0; k < 3; ++k) {
+      if (k != exit && std::abs(c_B[k]) * scale > h[k] * (1.0 - 1e-6)) flat_exit = false;
+    }
+    const Vec3 expected_normal_B = X_WB.R.transpose() * expected.normal_W;
+    if (flat_exit && -expected_normal_B[exit] * (c_B[exit] > 0.0 ? 1.0 : -1.0) > 1.0 - 1e-12) {
+      ++same_face;
+      REQUIRE(std::abs(depth_m - true_depth_m) <= 1e-9 * size_m);
+      REQUIRE((g.normal_W - expected.normal_W).norm() <= 1e-9);
+    }
+  }
+  const Quantiles deep = quantiles(excess_deep);
+  const Quantiles shallow = quantiles(excess_shallow);
+  std::printf(
+      "mpr: sphere–box penetration, (MPR depth − true depth)/true depth: deep median %.2e p90 "
+      "%.2e p99 %.2e max %.2e; shallow (≤ 5%% of r) median %.2e p90 %.2e p99 %.2e max %.2e; exact "
+      "subset %d of %d\n",
+      deep.median, deep.p90, deep.p99, deep.max, shallow.median, shallow.p90, shallow.p99,
+      shallow.max, same_face, kSamples);
+  CHECK(same_face >= 3000);
+}
+
+TEST_CASE(
+    "mpr: box–box penetration depth vs the 15-axis SAT depth, never below it by more than 1e-9 "
+    "of the size, shallow (≤ 5% of the size) at most 0.05 of the size above it and at least 95% "
+    "exact within 1e-9 relative (10,000 poses)") {
+  MprNarrowPhase mpr_phase = make_mpr("double");
+  std::mt19937_64 rng(505);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> excess_deep, excess_shallow, excess_shallow_absolute;
+  int samples = 0;
+  while (samples < kSamples) {
+    const Vec3 h_a(0.1 + unit(rng), 0.1 + unit(rng), 0.1 + unit(rng));
+    const Vec3 h_b(0.1 + unit(rng), 0.1 + unit(rng), 0.1 + unit(rng));
+    const double size_m = std::max(h_a.maxCoeff(), h_b.maxCoeff());
+    const Pose X_WA = random_pose(rng, 3.0);
+    Pose X_WB = random_pose(rng, 3.0);
+    const bool shallow = samples % 2 == 1;
+    const Vec3 direction = random_unit(rng);
+    if (shallow) {
+      // Slide B in along a random direction to the touching distance (bisection on the SAT
+      // overlap), then push it in by up to 5% of the size.
+      double inside = 0.0, outside = 4.0 * size_m;
+      for (int k = 0; k < 60; ++k) {
+        const double middle = 0.5 * (inside + outside);
+        X_WB.p = X_WA.p + middle * direction;
+        (box_box_sat_depth(h_a, X_WA, h_b, X_WB) > 0.0 ? inside : outside) = middle;
+      }
+      X_WB.p = X_WA.p + (outside - 0.05 * size_m * unit(rng)) * direction;
+    } else {
+      X_WB.p = X_WA.p + 1.5 * size_m * unit(rng) * direction;
+    }
+    const double true_depth_m = box_box_sat_depth(h_a, X_WA, h_b, X_WB);
+    if (!(true_depth_m > 1e-6 * size_m)) continue;
+    if (shallow && true_depth_m > 0.05 * size_m) continue;
+    ++samples;
+    const ContactGeometry g = run_query(mpr_phase, Shape::box(h_a), X_WA, Shape::box(h_b), X_WB);
+    check_contract(g, 1e-12);
+    const double depth_m = -g.distance_m;
+    INFO("sample " << samples);
+    REQUIRE(depth_m >= true_depth_m - 1e-9 * size_m);
+    REQUIRE(std::abs(depth_m - support_value(Shape::box(h_a), X_WA, Shape::box(h_b), X_WB,
+                                             g.normal_W)) <= 1e-9 * size_m);
+    const double excess = (depth_m - true_depth_m) / true_depth_m;
+    if (shallow) {
+      excess_shallow.push_back(excess);
+      excess_shallow_absolute.push_back((depth_m - true_depth_m) / size_m);
+      REQUIRE(depth_m - true_depth_m <= 0.05 * size_m);
+    } else {
+      excess_deep.push_back(excess);
+    }
+  }
+  const Quantiles deep = quantiles(excess_deep);
+  const Quantiles shallow = quantiles(excess_shallow);
+  const Quantiles shallow_absolute = quantiles(excess_shallow_absolute);
+  auto exact_fraction = [](const std::vector<double>& values) {
+    return static_cast<double>(
+               std::count_if(values.begin(), values.end(), [](double v) { return v <= 1e-9; })) /
+           static_cast<double>(values.size());
+  };
+  std::printf(
+      "mpr: box–box penetration, (MPR depth − SAT depth)/SAT depth: deep (random overlap) exact "
+      "%.1f%%, median %.2e p90 %.2e p99 %.2e max %.2e; shallow (≤ 5%% of size) exact %.1f%%, "
+      "median %.2e p90 %.2e p99 %.2e max %.2e; shallow excess/size p99 %.2e max %.2e\n",
+      100.0 * exact_fraction(excess_deep), deep.median, deep.p90, deep.p99, deep.max,
+      100.0 * exact_fraction(excess_shallow), shallow.median, shallow.p90, shallow.p99, shallow.max,
+      shallow_absolute.p99, shallow_absolute.max);
+  CHECK(exact_fraction(excess_shallow) >= 0.95);
+}
+
+// ----- Invariants on random convex hulls
+// ----------------------------------------------------------
+
+TEST_CASE(
+    "mpr: random 32-vertex hulls keep the witness identity and a unit normal within 1e-12 and "
+    "the support-plane identity within 1e-9 of the size, every precision (2,000 pairs each)") {
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    std::mt19937_64 rng(606);
+    for (int i = 0; i < 2000; ++i) {
+      const RandomHull a(rng, 32), b(rng, 32);
+      const Pose X_WA = random_pose(rng, 1.0), X_WB = random_pose(rng, 1.0);
+      const ContactGeometry g = run_query(mpr_phase, a.shape(), X_WA, b.shape(), X_WB);
+      INFO(precision << " pair " << i << " termination "
+                     << mpr::termination_name(mpr_phase.last_result().termination));
+      check_contract(g, 1e-12);
+      // Separated: the support planes along n are δ apart; penetrating: δ is the depth along n.
+      REQUIRE(std::abs(-g.distance_m - support_value(a.shape(), X_WA, b.shape(), X_WB,
+                                                     g.normal_W)) <= 1e-9 * (a.size_m + b.size_m));
+    }
+    CHECK(mpr_phase.statistics().iteration_limit_hits == 0);
+  }
+}
+
+TEST_CASE(
+    "mpr: signed distance and normal are continuous as random hulls slide from separated "
+    "through touching to penetrating (Lipschitz 1 within 1e-12, normal steps within 1e-6)") {
+  MprNarrowPhase mpr_phase = make_mpr("double");
+  std::mt19937_64 rng(707);
+  for (int pair = 0; pair < 100; ++pair) {
+    const RandomHull a(rng, 32), b(rng, 32);
+    const Pose X_WA = random_pose(rng, 0.0);
+    Pose X_WB = random_pose(rng, 0.0);
+    const Vec3 direction = random_unit(rng);
+    const double size_m = a.size_m + b.size_m;
+    auto distance_at = [&](double t) {
+      X_WB.p = X_WA.p + t * direction - X_WB.R * b.hull.centroid + X_WA.R * a.hull.centroid;
+      return run_query(mpr_phase, a.shape(), X_WA, b.shape(), X_WB);
+    };
+    // Touching parameter by bisection on the sign of the signed distance.
+    double inside = 0.01 * size_m, outside = 2.0 * size_m;
+    REQUIRE(distance_at(inside).distance_m < 0.0);
+    REQUIRE(distance_at(outside).distance_m > 0.0);
+    for (int k = 0; k < 60; ++k) {
+      const double middle = 0.5 * (inside + outside);
+      (distance_at(middle).distance_m < 0.0 ? inside : outside) = middle;
+    }
+    // 200 steps over ±1e-3 of the size around touching.
+    const int steps = 200;
+    const double half_window = 1e-3 * size_m, step = 2.0 * half_window / steps;
+    ContactGeometry previous = distance_at(outside + half_window);
+    REQUIRE(previous.distance_m > 0.0);
+    for (int k = 1; k <= steps; ++k) {
+      const ContactGeometry g = distance_at(outside + half_window - k * step);
+      INFO("pair " << pair << " step " << k << " distance " << g.distance_m << " termination "
+                   << mpr::termination_name(mpr_phase.last_result().termination));
+      REQUIRE(std::abs(g.distance_m - previous.distance_m) <= step + 1e-12 * size_m);
+      REQUIRE((g.normal_W - previous.normal_W).norm() <= 1e-6);
+      previous = g;
+    }
+    REQUIRE(previous.distance_m < 0.0);
+  }
+}
+
+TEST_CASE(
+    "mpr: double and double_double agree within 1e-9 of the size in distance and normal on "
+    "2,000 random hull pairs") {
+  MprNarrowPhase in_double = make_mpr("double");
+  MprNarrowPhase in_double_double = make_mpr("double_double");
+  std::mt19937_64 rng(808);
+  double worst_distance = 0.0, worst_normal = 0.0;
+  for (int i = 0; i < 2000; ++i) {
+    const RandomHull a(rng, 32), b(rng, 32);
+    const Pose X_WA = random_pose(rng, 1.0), X_WB = random_pose(rng, 1.0);
+    const ContactGeometry g = run_query(in_double, a.shape(), X_WA, b.shape(), X_WB);
+    const ContactGeometry reference = run_query(in_double_double, a.shape(), X_WA, b.shape(), X_WB);
+    const double size_m = a.size_m + b.size_m;
+    INFO("pair " << i);
+    worst_distance =
+        std::max(worst_distance, std::abs(g.distance_m - reference.distance_m) / size_m);
+    worst_normal = std::max(worst_normal, (g.normal_W - reference.normal_W).norm());
+    REQUIRE(std::abs(g.distance_m - reference.distance_m) <= 1e-9 * size_m);
+    REQUIRE((g.normal_W - reference.normal_W).norm() <= 1e-9);
+  }
+  std::printf("mpr: double vs double_double on hulls: distance %.2e of the size, normal %.2e\n",
+              worst_distance, worst_normal);
+}
+
+// ----- Half-spaces
+// ----------------------------------------------------------------------------------
+
+TEST_CASE("mpr: half-space pairs equal the closed form within 1e-12 in both orders") {
+  MprNarrowPhase mpr_phase = make_mpr("double");
+  std::mt19937_64 rng(909);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int i = 0; i < 1000; ++i) {
+    const Shape floor = Shape::half_space(random_unit(rng));
+    const Pose X_WH = random_pose(rng, 2.0);
+    const double r = 0.1 + unit(rng);
+    const Pose X_WS = random_pose(rng, 2.0);
+    const ContactGeometry expected =
+        contactlab::plugins::sphere_half_space(r, X_WS.p, floor.normal, X_WH);
+    const ContactGeometry g = run_query(mpr_phase, Shape::sphere(r), X_WS, floor, X_WH);
+    CHECK(std::abs(g.distance_m - expected.distance_m) <= 1e-12);
+    CHECK((g.normal_W - expected.normal_W).norm() <= 1e-12);
+    CHECK((g.point_a_W - expected.point_a_W).norm() <= 1e-12);
+    check_contract(g, 1e-12);
+    const ContactGeometry swapped = run_query(mpr_phase, floor, X_WH, Shape::sphere(r), X_WS);
+    CHECK(std::abs(swapped.distance_m - expected.distance_m) <= 1e-12);
+    CHECK((swapped.normal_W + expected.normal_W).norm() <= 1e-12);
+    check_contract(swapped, 1e-12);
+
+    // A box: the signed distance is the lowest vertex's height above the plane.
+    const Vec3 h(0.1 + unit(rng), 0.1 + unit(rng), 0.1 + unit(rng));
+    const Vec3 n_W = X_WH.R * floor.normal;
+    double lowest_m = std::numeric_limits<double>::infinity();
+    for (int v = 0; v < 8; ++v)
+      lowest_m = std::min(lowest_m, n_W.dot(box_vertex(h, X_WS, v) - X_WH.p));
+    const ContactGeometry box_g = run_query(mpr_phase, floor, X_WH, Shape::box(h), X_WS);
+    CHECK(std::abs(box_g.distance_m - lowest_m) <= 1e-12);
+    CHECK((box_g.normal_W - n_W).norm() <= 1e-12);
+    check_contract(box_g, 1e-12);
+  }
+  CHECK(mpr_phase.detailed_statistics().half_space_queries == 3000);
+}
+
+// ----- Degenerate cases
+// -----------------------------------------------------------------------------
+
+TEST_CASE(
+    "mpr: coincident centres are guarded — concentric spheres give −(r_A + r_B) along +z within "
+    "1e-12, boxes a valid depth, counted as degenerate, every precision") {
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    const Pose X_W = pose_at(Vec3(0.3, -0.2, 1.0));
+    const ContactGeometry g =
+        run_query(mpr_phase, Shape::sphere(0.5), X_W, Shape::sphere(0.2), X_W);
+    CHECK(std::abs(g.distance_m - (-0.7)) <= 1e-12);
+    CHECK((g.normal_W - Vec3::UnitZ()).norm() <= 1e-12);
+    check_contract(g, 1e-12);
+    CHECK(mpr_phase.last_result().coincident_interior_points);
+    CHECK(mpr_phase.statistics().degenerate_cases == 1);
+    CHECK(mpr_phase.detailed_statistics().coincident_interior_points == 1);
+
+    std::mt19937_64 rng(1010);
+    for (int i = 0; i < 100; ++i) {
+      const Vec3 h_a(0.1 + 0.01 * i, 0.3, 0.2), h_b(0.25, 0.1, 0.4);
+      Pose X_WA = random_pose(rng, 1.0);
+      Pose X_WB = random_pose(rng, 1.0);
+      X_WB.p = X_WA.p;
+      const ContactGeometry box_g =
+          run_query(mpr_phase, Shape::box(h_a), X_WA, Shape::box(h_b), X_WB);
+      check_contract(box_g, 1e-12);
+      CHECK(-box_g.distance_m >= box_box_sat_depth(h_a, X_WA, h_b, X_WB) - 1e-12);
+      CHECK(std::abs(-box_g.distance_m - support_value(Shape::box(h_a), X_WA, Shape::box(h_b), X_WB,
+                                                       box_g.normal_W)) <= 1e-9);
+    }
+    CHECK(mpr_phase.detailed_statistics().coincident_interior_points == 101);
+  }
+}
+
+TEST_CASE("mpr: touching faces of two boxes give distance 0 within 1e-12 along the face normal") {
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    std::mt19937_64 rng(1111);
+    std::uniform_real_distribution<double> symmetric(-1.0, 1.0);
+    for (int i = 0; i < 200; ++i) {
+      const Vec3 h_a(0.5, 0.4, 0.3), h_b(0.2, 0.3, 0.25);
+      const Pose X_WA = random_pose(rng, 1.0);
+      // B on A's +x face, shifted within it, same orientation.
+      Pose X_WB = X_WA;
+      X_WB.p = X_WA.transform_point(
+          Vec3(h_a.x() + h_b.x(), 0.1 * symmetric(rng), 0.05 * symmetric(rng)));
+      const ContactGeometry g = run_query(mpr_phase, Shape::box(h_a), X_WA, Shape::box(h_b), X_WB);
+      INFO(precision << " " << i);
+      CHECK(std::abs(g.distance_m) <= 1e-12);
+      CHECK((g.normal_W - X_WA.R.col(0)).norm() <= 1e-9);
+      check_contract(g, 1e-12);
+    }
+  }
+}
+
+TEST_CASE(
+    "mpr: TC1 ends phase 1 for spheres and for a cube corner on the centre line, exact within "
+    "1e-12") {
+  MprNarrowPhase mpr_phase = make_mpr("double");
+  const ContactGeometry g = run_query(mpr_phase, Shape::sphere(0.5), pose_at(Vec3(1, 2, 3)),
+                                      Shape::sphere(0.25), pose_at(Vec3(1, 2, 3.5)));
+  CHECK(mpr_phase.last_result().termination == mpr::Termination::tc1);
+  CHECK(mpr_phase.last_result().iterations() == 0);
+  CHECK(std::abs(g.distance_m - (-0.25)) <= 1e-12);
+  CHECK((g.normal_W - Vec3::UnitZ()).norm() <= 1e-12);
+  // A cube with a corner on the centre line (Neumayr Fig. 6.10): the corner is r1, on the ray.
+  const double half_m = 0.3;
+  Pose X_WC;
+  X_WC.R = Eigen::Quaterniond::FromTwoVectors(Vec3(1, 1, 1).normalized(), Vec3::UnitZ())
+               .toRotationMatrix();
+  const ContactGeometry corner = run_query(mpr_phase, Shape::box(Vec3::Constant(half_m)), X_WC,
+                                           Shape::sphere(0.2), pose_at(Vec3(0, 0, 0.9)));
+  CHECK(mpr_phase.last_result().termination == mpr::Termination::tc1);
+  CHECK(std::abs(corner.distance_m - (0.9 - 0.2 - std::sqrt(3.0) * half_m)) <= 1e-12);
+  CHECK((corner.normal_W - Vec3::UnitZ()).norm() <= 1e-12);
+  check_contract(corner, 1e-12);
+}
+
+TEST_CASE(
+    "mpr: very thin shapes — a 1e-9 m plate is exact within 1e-9 against spheres, coplanar "
+    "zero-thickness plates fall back without throwing and are counted") {
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    std::mt19937_64 rng(1212);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const Vec3 plate(0.5, 0.4, 1e-9);
+    for (int i = 0; i < 500; ++i) {
+      const Pose X_WP = random_pose(rng, 1.0);
+      const double r = 0.05 + 0.2 * unit(rng);
+      const Vec3 c_P(0.6 * (2 * unit(rng) - 1), 0.5 * (2 * unit(rng) - 1),
+                     0.3 * (2 * unit(rng) - 1));
+      const Pose X_WS = pose_at(X_WP.transform_point(c_P));
+      const ContactGeometry expected = contactlab::plugins::sphere_box(r, X_WS.p, plate, X_WP);
+      if (expected.distance_m < 0.01) continue;
+      const ContactGeometry g =
+          run_query(mpr_phase, Shape::box(plate), X_WP, Shape::sphere(r), X_WS);
+      INFO(precision << " " << i);
+      CHECK(std::abs(g.distance_m - expected.distance_m) <= 1e-9 * expected.distance_m);
+      check_contract(g, 1e-12);
+    }
+    // Two plates of zero thickness in one plane: A ⊖ B is planar, which 3-D MPR cannot handle.
+    const Vec3 flat_a(0.5, 0.4, 0.0), flat_b(0.3, 0.2, 0.0);
+    const auto degenerate_before = mpr_phase.statistics().degenerate_cases;
+    ContactGeometry g;
+    REQUIRE_NOTHROW(g = run_query(mpr_phase, Shape::box(flat_a), Pose{}, Shape::box(flat_b),
+                                  pose_at(Vec3(0.2, 0.1, 0.0))));
+    check_contract(g, 1e-12);
+    CHECK(mpr_phase.last_result().termination == mpr::Termination::degenerate_start);
+    CHECK(mpr_phase.statistics().degenerate_cases == degenerate_before + 1);
+  }
+}
+
+TEST_CASE(
+    "mpr: the iteration limit returns the best-so-far portal, not the last, and counts it "
+    "(ellipsoids, max_iterations 1 to 12)") {
+  std::mt19937_64 rng(1313);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int best_not_last = 0;
+  for (int pair = 0; pair < 200 && best_not_last < 5; ++pair) {
+    const Shape a = Shape::ellipsoid(Vec3(0.2 + unit(rng), 0.2 + unit(rng), 0.2 + unit(rng)));
+    const Shape b = Shape::ellipsoid(Vec3(0.2 + unit(rng), 0.2 + unit(rng), 0.2 + unit(rng)));
+    const Pose X_WA = random_pose(rng, 0.3), X_WB = random_pose(rng, 0.3);
+    std::vector<ContactGeometry> by_limit(13);
+    std::vector<bool> in_phase3(13, false);
+    for (int limit = 1; limit <= 12; ++limit) {
+      MprNarrowPhase mpr_phase = make_mpr("double", {{"max_iterations", std::int64_t{limit}}});
+      by_limit[limit] = run_query(mpr_phase, a, X_WA, b, X_WB);
+      const mpr::Result& result = mpr_phase.last_result();
+      if (result.termination != mpr::Termination::iteration_limit) break;
+      INFO("pair " << pair << " limit " << limit);
+      check_contract(by_limit[limit], 1e-12);
+      CHECK(mpr_phase.statistics().iteration_limit_hits == 1);
+      CHECK(result.iteration_limit_hit);
+      // The limit holds per phase: small limits may already stop phase 2 (portal discovery).
+      if (result.phase3_iterations == 0) continue;
+      in_phase3[limit] = true;
+      REQUIRE(result.phase3_iterations == limit);
+      REQUIRE(result.result_tolerance <= result.last_tolerance);
+      if (result.result_iteration < limit && in_phase3[result.result_iteration]) {
+        // The best portal came from an earlier iteration: the result equals the one of the run
+        // that stopped right there, not the last iterate.
+        ++best_not_last;
+        const ContactGeometry& earlier = by_limit[result.result_iteration];
+        CHECK(by_limit[limit].distance_m == earlier.distance_m);
+        CHECK(by_limit[limit].normal_W == earlier.normal_W);
+      }
+    }
+  }
+  CHECK(best_not_last >= 5);
+}
+
+TEST_CASE("mpr: statistics count every query and sum the iterations of each") {
+  MprNarrowPhase mpr_phase = make_mpr("double");
+  std::mt19937_64 rng(1414);
+  std::int64_t iterations = 0, most = 0;
+  for (int i = 0; i < 100; ++i) {
+    const RandomHull a(rng, 16), b(rng, 16);
+    run_query(mpr_phase, a.shape(), random_pose(rng, 1.0), b.shape(), random_pose(rng, 1.0));
+    iterations += mpr_phase.last_result().iterations();
+    most = std::max<std::int64_t>(most, mpr_phase.last_result().iterations());
+  }
+  run_query(mpr_phase, Shape::sphere(1.0), Pose{}, Shape::half_space(Vec3::UnitZ()),
+            pose_at(Vec3(0, 0, -2)));
+  const auto statistics = mpr_phase.statistics();
+  CHECK(statistics.queries == 101);
+  CHECK(statistics.total_iterations == iterations);
+  CHECK(statistics.max_iterations_used == most);
+  CHECK(statistics.iteration_limit_hits == 0);
+  std::int64_t terminations = 0;
+  for (const auto count : mpr_phase.detailed_statistics().terminations) terminations += count;
+  CHECK(terminations == 100);
+}
+
+TEST_CASE(
+    "mpr: every convex shape type pairs with every other with the witness identity within "
+    "1e-12 and the support-plane identity within 1e-7 m in double, 1e-8 m in long double and "
+    "1e-10 m in double-double (shapes of size 0.1 to 0.8 m)") {
+  static const std::vector<Vec3> tetrahedron = {Vec3(0.3, 0, -0.1), Vec3(-0.2, 0.25, -0.1),
+                                                Vec3(-0.2, -0.25, -0.1), Vec3(0, 0, 0.35)};
+  ConvexHull hull;
+  hull.vertices = tetrahedron.data();
+  hull.vertex_count = 4;
+  hull.centroid = Vec3(-0.025, 0.0, 0.0125);
+  Shape smoothed_box = Shape::box(Vec3(0.3, 0.2, 0.25));
+  smoothed_box.smoothing_radius_m = 0.02;
+  Shape smoothed_cylinder = Shape::cylinder(0.2, 0.6);
+  smoothed_cylinder.smoothing_radius_m = 0.01;
+  const std::vector<Shape> shapes = {Shape::sphere(0.3),
+                                     smoothed_box,
+                                     Shape::ellipsoid(Vec3(0.4, 0.2, 0.15)),
+                                     smoothed_cylinder,
+                                     Shape::cone(0.25, 0.0, 0.5),
+                                     Shape::cone(0.25, 0.1, 0.4),
+                                     Shape::capsule(0.15, 0.5),
+                                     Shape::beam(0.8, 0.3, 0.1),
+                                     Shape::convex_hull(&hull)};
+  const std::map<std::string, double> identity_tolerance_m = {
+      {"double", 1e-7}, {"long_double", 1e-8}, {"double_double", 1e-10}};
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    std::mt19937_64 rng(1515);
+    double worst_m = 0.0;
+    for (const Shape& a : shapes) {
+      for (const Shape& b : shapes) {
+        for (int i = 0; i < 40; ++i) {
+          const Pose X_WA = random_pose(rng, 0.5), X_WB = random_pose(rng, 0.5);
+          const ContactGeometry g = run_query(mpr_phase, a, X_WA, b, X_WB);
+          INFO(precision << " " << shape_type_name(a.type) << "–" << shape_type_name(b.type)
+                         << " termination "
+                         << mpr::termination_name(mpr_phase.last_result().termination));
+          check_contract(g, 1e-12);
+          const double identity_m =
+              std::abs(-g.distance_m - support_value(a, X_WA, b, X_WB, g.normal_W));
+          worst_m = std::max(worst_m, identity_m);
+          REQUIRE(identity_m <= identity_tolerance_m.at(precision));
+        }
+      }
+    }
+    std::printf(
+        "mpr %s: all shape pairs: support-plane identity within %.2e m; %lld queries, %lld "
+        "iteration-limit hits, %lld degenerate\n",
+        precision.c_str(), worst_m, static_cast<long long>(mpr_phase.statistics().queries),
+        static_cast<long long>(mpr_phase.statistics().iteration_limit_hits),
+        static_cast<long long>(mpr_phase.statistics().degenerate_cases));
+  }
+}
