@@ -10,6 +10,12 @@
 // difference to find their penetration depth; the swept radii are added to it, which is exact
 // too: for cores K and a ball of radius R, depth(K ⊕ B_R) = depth(K) + R.
 //
+// Near contact (core gap below 1e-6 of the problem's size), and after an EPA run that stopped
+// short of the tolerance (curved cores), the signed distance is measured once more with B moved
+// away along the best normal: the signed distance to a convex set grows at unit rate along its
+// normal, so the far, well-conditioned GJK distance minus the shift is the answer, and the
+// normal comes out of that GJK run instead of from rounding noise.
+//
 // Results follow the ContactGeometry contract: signed distance (> 0 separated, < 0 penetrating),
 // unit normal from A to B, witness points on the boundaries of A and B with
 // point_b_W − point_a_W = distance_m · normal_W.
@@ -56,7 +62,7 @@ class GjkEpaNarrowPhase final : public NarrowPhase {
   struct Workspace;
 
  private:
-  double tolerance_;   // relative accuracy of distances and depths
+  double tolerance_;    // relative accuracy of distances and depths
   int max_iterations_;  // per GJK run and per EPA run
   std::unique_ptr<Workspace> workspace_;
   NarrowPhaseStatistics statistics_;
