@@ -270,7 +270,41 @@ MaterialPalette read_materials(ConfigNode& node) {
   return palette;
 }
 
+/// A geometry's `groups:` or `collides_with:`: a list of group names.
+std::vector<std::string> read_group_names(const ConfigNode& list) {
+  if (!list.is_sequence()) fail_at(list, "must be a list of collision group names");
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < list.size(); ++k) names.push_back(as_string(list.at(k)));
+  return names;
+}
+
+/// The bit of collision group `name`; `declare` adds unknown names (a geometry's `groups:`),
+/// otherwise (`collides_with:`) an unknown name is an error with the known ones.
+std::uint64_t group_bit(std::vector<std::string>& groups, const std::string& name,
+                        const ConfigNode& node, bool declare) {
+  for (std::size_t k = 0; k < groups.size(); ++k)
+    if (groups[k] == name) return std::uint64_t{1} << k;
+  if (!declare) {
+    const std::string suggestion = did_you_mean(name, groups);
+    fail_at(node,
+            "unknown collision group '" + name + "'" +
+                (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+                "; groups are declared by geometries' `groups:`; known: " + join(groups, ", "));
+  }
+  if (groups.size() == 64) fail_at(node, "more than 64 collision groups");
+  groups.push_back(name);
+  return std::uint64_t{1} << (groups.size() - 1);
+}
+
 }  // namespace
+
+bool collision_admitted(const Scene& scene, std::size_t geometry_a, std::size_t geometry_b) {
+  const GeometryModel& a = scene.geometries[geometry_a];
+  const GeometryModel& b = scene.geometries[geometry_b];
+  if (a.body == b.body) return false;
+  if (!scene.bodies[a.body].moves() && !scene.bodies[b.body].moves()) return false;
+  return (a.groups & b.collides_with) != 0 && (b.groups & a.collides_with) != 0;
+}
 
 const PairMaterial* MaterialPalette::find_pair(const std::string& a, const std::string& b) const {
   auto it = pairs.find(sorted_pair(a, b));
@@ -371,6 +405,8 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
     MapReader reader(collision);
     reader.has("broad_phase");
     reader.has("narrow_phase");
+    scene.aabb_margin_m = reader.real_in_or("aabb_margin_m", 0.0, 0.0, infinity, true);
+    scene.sweep_boxes = reader.boolean_or("sweep_boxes", false);
     reader.finish();
     scene.broad_phase = read_plugin_choice(ensure_choice(collision, "broad_phase", "brute_force"),
                                            PluginKind::broad_phase, registry, base_directory);
@@ -411,6 +447,8 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
   std::vector<std::string> solid_names;
   for (const auto& [name, solid] : scene.materials.solids) solid_names.push_back(name);
   std::vector<const ConfigNode*> geometry_nodes;
+  // collides_with may name groups declared by later geometries: resolved after all are read.
+  std::vector<std::pair<std::size_t, ConfigNode*>> collides_with_nodes;
 
   for (std::size_t b = 0; b < bodies.size(); ++b) {
     ConfigNode& body_node = bodies.at(b);
@@ -464,6 +502,13 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
           check_range(*radius, geometry.shape.contact_radius_m, 0.0, infinity, true, false, "m");
         }
         if (ConfigNode* flat = gr.optional("flat")) geometry.shape.flat = as_boolean(*flat);
+        if (ConfigNode* groups = gr.optional("groups")) {
+          geometry.groups = 0;
+          for (const std::string& group : read_group_names(*groups))
+            geometry.groups |= group_bit(scene.collision_groups, group, *groups, true);
+        }
+        if (ConfigNode* with = gr.optional("collides_with"))
+          collides_with_nodes.emplace_back(scene.geometries.size(), with);
         gr.finish();
         body.geometries.push_back(scene.geometries.size());
         scene.geometries.push_back(geometry);
@@ -563,6 +608,12 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
     scene.bodies.push_back(std::move(body));
   }
 
+  for (auto& [g, node] : collides_with_nodes) {
+    scene.geometries[g].collides_with = 0;
+    for (const std::string& group : read_group_names(*node))
+      scene.geometries[g].collides_with |= group_bit(scene.collision_groups, group, *node, false);
+  }
+
   // --- pair checks: every pair that can touch needs a narrow phase and a pair material ---
   ConfigNode& narrow_node = *root.find("collision")->find("narrow_phase");
   std::vector<std::shared_ptr<NarrowPhase>> chain_probes;
@@ -572,8 +623,7 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
     for (std::size_t j = i + 1; j < scene.geometries.size(); ++j) {
       const GeometryModel& a = scene.geometries[i];
       const GeometryModel& b = scene.geometries[j];
-      if (!a.collidable || !b.collidable || a.body == b.body) continue;
-      if (!scene.bodies[a.body].moves() && !scene.bodies[b.body].moves()) continue;
+      if (!a.collidable || !b.collidable || !collision_admitted(scene, i, j)) continue;
       bool supported = false;
       for (const auto& probe : chain_probes) {
         if (probe->supports(a.shape.type, b.shape.type)) {

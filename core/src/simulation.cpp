@@ -100,7 +100,8 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(sc
   X_WG_.resize(scene.geometries.size());
   for (std::size_t g = 0; g < scene.geometries.size(); ++g)
     if (scene.geometries[g].collidable) proxy_geometry_.push_back(g);
-  broad_phase_->resize(static_cast<std::uint32_t>(proxy_geometry_.size()), Aabb{});
+  proxy_box_.resize(proxy_geometry_.size());
+  proxy_step_box_.resize(proxy_geometry_.size());
   pairs_.reserve(4 * proxy_geometry_.size() + 16);
   candidates_.reserve(4 * proxy_geometry_.size() + 16);
   samples_.reserve(4 * proxy_geometry_.size() + 16);
@@ -156,11 +157,24 @@ void Simulation::compute_kinematics(std::span<const double> y) {
 
 void Simulation::detect_contacts() {
   auto start = Clock::now();
+  const Vec3 margin = Vec3::Constant(scene_.aabb_margin_m);
   for (std::size_t p = 0; p < proxy_geometry_.size(); ++p) {
     const std::size_t g = proxy_geometry_[p];
-    broad_phase_->set_box(static_cast<ProxyId>(p),
-                          shape_aabb(scene_.geometries[g].shape, X_WG_[g]));
+    Aabb box = shape_aabb(scene_.geometries[g].shape, X_WG_[g]);
+    box.min_W -= margin;
+    box.max_W += margin;
+    proxy_box_[p] = box;
+    if (!proxies_inserted_) proxy_step_box_[p] = box;
+    if (scene_.sweep_boxes) {  // cover the motion since the last accepted step
+      box.min_W = box.min_W.cwiseMin(proxy_step_box_[p].min_W);
+      box.max_W = box.max_W.cwiseMax(proxy_step_box_[p].max_W);
+    }
+    if (proxies_inserted_)
+      broad_phase_->set_box(static_cast<ProxyId>(p), box);
+    else
+      broad_phase_->insert(static_cast<ProxyId>(p), box);
   }
+  proxies_inserted_ = true;
   broad_phase_->collect_pairs(pairs_);
   stats_.broad_phase_s += seconds_since(start);
 
@@ -171,9 +185,7 @@ void Simulation::detect_contacts() {
     if (a > b) std::swap(a, b);
     const GeometryModel& ga = scene_.geometries[a];
     const GeometryModel& gb = scene_.geometries[b];
-    // Filtering: never within one body, never between two bodies that cannot move.
-    if (ga.body == gb.body) continue;
-    if (bodies_[ga.body].nv == 0 && bodies_[gb.body].nv == 0) continue;
+    if (!collision_admitted(scene_, a, b)) continue;
     const int k = dispatch_[static_cast<int>(ga.shape.type) * shape_type_count +
                             static_cast<int>(gb.shape.type)];
     if (k < 0)
@@ -328,6 +340,7 @@ void Simulation::derivative(double t, std::span<const double> y, std::span<doubl
   ++stats_.rhs_evaluations;
   compute_kinematics(y);
   detect_contacts();
+  proxy_step_box_ = proxy_box_;  // same size: no allocation
   compute_forces(t, false);
   compute_accelerations(y, y_rate);
   for (std::size_t i = 0; i < y_rate.size(); ++i)

@@ -15,33 +15,61 @@ ParameterSchema BruteForceBroadPhase::schema() {
 BroadPhaseCapabilities BruteForceBroadPhase::capabilities() const {
   BroadPhaseCapabilities capabilities;
   capabilities.incremental = false;
-  capabilities.box_distance = false;
+  capabilities.box_distance = true;
   return capabilities;
 }
 
-void BruteForceBroadPhase::resize(std::uint32_t proxy_count, const Aabb& box) {
-  // std::vector::resize keeps the boxes of existing ids and gives new ids `box`, as the interface
-  // requires.
-  boxes_W_.resize(proxy_count, box);
+void BruteForceBroadPhase::insert(ProxyId id, const Aabb& box) {
+  if (id < live_.size() && live_[id])
+    throw Error("brute_force broad phase: insert(" + std::to_string(id) +
+                "): the id is already in use");
+  if (id >= live_.size()) {
+    live_.resize(id + 1, 0);
+    boxes_W_.resize(id + 1);
+  }
+  live_[id] = 1;
+  boxes_W_[id] = box;
+  ids_dirty_ = true;
+}
+
+void BruteForceBroadPhase::remove(ProxyId id) {
+  live_box(id, "remove");
+  live_[id] = 0;
+  ids_dirty_ = true;
+}
+
+const Aabb& BruteForceBroadPhase::live_box(ProxyId id, const char* operation) const {
+  if (id >= live_.size() || !live_[id])
+    throw Error(std::string("brute_force broad phase: ") + operation + "(" + std::to_string(id) +
+                "): no such proxy");
+  return boxes_W_[id];
 }
 
 void BruteForceBroadPhase::set_box(ProxyId id, const Aabb& box) {
-  if (id >= boxes_W_.size()) {
-    throw Error("brute_force broad phase: set_box(" + std::to_string(id) +
-                ") is out of range; there are " + std::to_string(boxes_W_.size()) + " proxies");
-  }
+  live_box(id, "set_box");
   boxes_W_[id] = box;
+}
+
+double BruteForceBroadPhase::box_distance(ProxyId a, ProxyId b) const {
+  return aabb_distance(live_box(a, "box_distance"), live_box(b, "box_distance"));
 }
 
 void BruteForceBroadPhase::collect_pairs(std::vector<ProxyPair>& out) {
   // clear() keeps the capacity, so once `out` has grown no call allocates.
   out.clear();
-  const auto count = static_cast<ProxyId>(boxes_W_.size());
+  if (ids_dirty_) {
+    ids_.clear();
+    for (ProxyId id = 0; id < live_.size(); ++id)
+      if (live_[id]) ids_.push_back(id);
+    ids_dirty_ = false;
+  }
   // Aabb::overlaps compares with <=: closed boxes (touching counts), and ±infinity bounds of
-  // unbounded shapes compare correctly. The loop order yields a < b in lexicographic order.
-  for (ProxyId a = 0; a < count; ++a) {
-    for (ProxyId b = a + 1; b < count; ++b) {
-      if (boxes_W_[a].overlaps(boxes_W_[b])) out.push_back(ProxyPair{a, b});
+  // unbounded shapes compare correctly. Ascending ids yield a < b in lexicographic order.
+  const std::size_t count = ids_.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const Aabb& box_a = boxes_W_[ids_[i]];
+    for (std::size_t j = i + 1; j < count; ++j) {
+      if (box_a.overlaps(boxes_W_[ids_[j]])) out.push_back(ProxyPair{ids_[i], ids_[j]});
     }
   }
 }

@@ -16,14 +16,23 @@ class BruteForceBroadPhase final : public BroadPhase {
   static ParameterSchema schema();
 
   BroadPhaseCapabilities capabilities() const override;
-  void resize(std::uint32_t proxy_count, const Aabb& box) override;
-  /// Throws contactlab::Error when `id` is not below the proxy count.
+  /// Throws contactlab::Error when `id` is already live.
+  void insert(ProxyId id, const Aabb& box) override;
+  /// Throws contactlab::Error when `id` is not live.
+  void remove(ProxyId id) override;
+  /// Throws contactlab::Error when `id` is not live.
   void set_box(ProxyId id, const Aabb& box) override;
   /// Every pair (a < b) whose closed boxes overlap, in lexicographic order of (a, b).
   void collect_pairs(std::vector<ProxyPair>& out) override;
+  double box_distance(ProxyId a, ProxyId b) const override;
 
  private:
-  std::vector<Aabb> boxes_W_;
+  const Aabb& live_box(ProxyId id, const char* operation) const;
+
+  std::vector<Aabb> boxes_W_;  ///< indexed by id
+  std::vector<char> live_;     ///< indexed by id
+  std::vector<ProxyId> ids_;   ///< the live ids, ascending (rebuilt lazily)
+  bool ids_dirty_ = false;
 };
 
 }  // namespace contactlab::plugins

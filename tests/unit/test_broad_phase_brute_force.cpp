@@ -28,8 +28,7 @@ Aabb box(const Vec3& min_W, const Vec3& max_W) {
 
 BruteForceBroadPhase make_broad_phase(const std::vector<Aabb>& boxes) {
   BruteForceBroadPhase broad_phase{contactlab::ParameterValues{}};
-  broad_phase.resize(static_cast<std::uint32_t>(boxes.size()), Aabb{});
-  for (std::uint32_t i = 0; i < boxes.size(); ++i) broad_phase.set_box(i, boxes[i]);
+  for (std::uint32_t i = 0; i < boxes.size(); ++i) broad_phase.insert(i, boxes[i]);
   return broad_phase;
 }
 
@@ -41,11 +40,11 @@ std::vector<ProxyPair> pairs_of(BruteForceBroadPhase& broad_phase) {
 
 }  // namespace
 
-TEST_CASE("brute_force: declares no parameters and is neither incremental nor box-distance") {
+TEST_CASE("brute_force: declares no parameters, is not incremental and reports box distances") {
   CHECK(BruteForceBroadPhase::schema().empty());
   BruteForceBroadPhase broad_phase{contactlab::ParameterValues{}};
   CHECK_FALSE(broad_phase.capabilities().incremental);
-  CHECK_FALSE(broad_phase.capabilities().box_distance);
+  CHECK(broad_phase.capabilities().box_distance);
 }
 
 TEST_CASE("brute_force: reports overlapping pairs with a < b in lexicographic order") {
@@ -93,18 +92,32 @@ TEST_CASE("brute_force: two floors (infinite in x and y) overlap each other") {
   CHECK(pairs_of(broad_phase) == std::vector<ProxyPair>{{0, 1}});
 }
 
-TEST_CASE("brute_force: resize keeps existing boxes and gives new proxies the given box") {
+TEST_CASE("brute_force: insert and remove change the pair set; removed ids can be reused") {
   auto broad_phase = make_broad_phase({box({0, 0, 0}, {1, 1, 1}), box({5, 5, 5}, {6, 6, 6})});
-  broad_phase.resize(4, box({0.5, 0.5, 0.5}, {0.6, 0.6, 0.6}));  // ids 2 and 3 overlap 0
-  const std::vector<ProxyPair> expected = {{0, 2}, {0, 3}, {2, 3}};
-  CHECK(pairs_of(broad_phase) == expected);
-  broad_phase.resize(2, Aabb{});  // shrinking drops 2 and 3
+  broad_phase.insert(7, box({0.5, 0.5, 0.5}, {0.6, 0.6, 0.6}));  // sparse id, overlaps 0
+  CHECK(pairs_of(broad_phase) == std::vector<ProxyPair>{{0, 7}});
+  broad_phase.remove(0);
   CHECK(pairs_of(broad_phase).empty());
+  broad_phase.insert(0, box({5.5, 5.5, 5.5}, {7, 7, 7}));  // reused id, now overlaps 1
+  CHECK(pairs_of(broad_phase) == std::vector<ProxyPair>{{0, 1}});
 }
 
-TEST_CASE("brute_force: set_box out of range throws contactlab::Error") {
+TEST_CASE("brute_force: unknown or duplicate ids throw contactlab::Error") {
   auto broad_phase = make_broad_phase({box({0, 0, 0}, {1, 1, 1})});
   CHECK_THROWS_AS(broad_phase.set_box(1, Aabb{}), contactlab::Error);
+  CHECK_THROWS_AS(broad_phase.remove(3), contactlab::Error);
+  CHECK_THROWS_AS(broad_phase.insert(0, Aabb{}), contactlab::Error);
+  broad_phase.remove(0);
+  CHECK_THROWS_AS(broad_phase.set_box(0, Aabb{}), contactlab::Error);
+}
+
+TEST_CASE("brute_force: box_distance is the Euclidean gap between boxes, 0 when they overlap") {
+  auto broad_phase = make_broad_phase(
+      {box({0, 0, 0}, {1, 1, 1}), box({4, 5, 1}, {6, 6, 2}), box({0.5, 0.5, 0.5}, {3, 3, 3})});
+  CHECK(broad_phase.capabilities().box_distance);
+  CHECK(broad_phase.box_distance(0, 1) == Approx(5.0).epsilon(1e-15));  // gaps 3 and 4
+  CHECK(broad_phase.box_distance(1, 0) == Approx(5.0).epsilon(1e-15));
+  CHECK(broad_phase.box_distance(0, 2) == 0.0);
 }
 
 TEST_CASE("brute_force: collect_pairs replaces the contents and does not reallocate once grown") {

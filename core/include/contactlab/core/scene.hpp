@@ -2,6 +2,7 @@
 // materials, plugin choices (resolved against the registry, parameters validated).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -33,7 +34,9 @@ struct GeometryModel {
   Shape shape;
   Pose X_BG;  ///< pose of the geometry frame in the body frame
   std::string material;
-  bool collidable = true;
+  bool collidable = true;                           ///< false: never a broad-phase proxy
+  std::uint64_t groups = 1;                         ///< bit k: member of Scene::collision_groups[k]
+  std::uint64_t collides_with = ~std::uint64_t{0};  ///< bit k: may touch members of group k
 };
 
 struct BodyModel {
@@ -71,6 +74,9 @@ struct Scene {
   std::vector<BodyModel> bodies;
   std::vector<GeometryModel> geometries;
   PluginChoice broad_phase;
+  double aabb_margin_m = 0.0;  ///< every box enlarged by this much on each side (loose boxes)
+  bool sweep_boxes = false;    ///< boxes cover the motion since the last accepted step
+  std::vector<std::string> collision_groups = {"default"};  ///< names of the group bits
   std::vector<PluginChoice> narrow_phase;  ///< chain: the first supporting a shape pair wins
   PluginChoice force_law;
   PluginChoice friction;
@@ -84,6 +90,11 @@ struct Scene {
 /// plugin loading problems throw PluginError.
 Scene build_scene(ConfigNode config, const std::filesystem::path& source_file,
                   PluginRegistry& registry);
+
+/// The collision filter, applied after the broad phase and the same whatever broad phase runs:
+/// false within one body, between two bodies that cannot move, and when the geometries' groups
+/// do not admit each other (each must be in a group the other collides with).
+bool collision_admitted(const Scene& scene, std::size_t geometry_a, std::size_t geometry_b);
 
 /// Validates `params` (may be null) against `schema` and fills defaults into the tree; errors are
 /// InputErrors located at the offending key.

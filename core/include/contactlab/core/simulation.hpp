@@ -111,6 +111,9 @@ class Simulation final : public OdeView {
   // Workspace (sized once; no allocation per evaluation after warm-up).
   std::vector<Pose> X_WG_;                   ///< per geometry
   std::vector<std::size_t> proxy_geometry_;  ///< proxy id → geometry index
+  std::vector<Aabb> proxy_box_;              ///< the current (loose) box of each proxy, unswept
+  std::vector<Aabb> proxy_step_box_;         ///< its box at the last accepted step (for sweeping)
+  bool proxies_inserted_ = false;  ///< proxies enter the broad phase at the first detection
   std::vector<ProxyPair> pairs_;
   struct Candidate {
     std::size_t a = 0, b = 0;  ///< geometry indices, a < b
