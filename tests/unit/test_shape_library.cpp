@@ -244,3 +244,36 @@ TEST_CASE("meshes: OBJ and STL (ASCII and binary) load their vertices; bad files
   std::ofstream(unknown) << "ply\n";
   CHECK_THROWS_WITH(load_mesh_vertices(unknown), Contains("unknown format '.ply'"));
 }
+
+TEST_CASE("hulls: the hill-climbing support equals a full scan on 20,000 random directions") {
+  // Hulls large enough to be climbed: points on a sphere (every point a vertex), on a flattened
+  // ellipsoid, and a cylinder's two rims (coplanar caps: along ±z all rim vertices tie).
+  std::mt19937_64 rng(41);
+  std::normal_distribution<double> normal;
+  std::vector<std::vector<Vec3>> clouds(3);
+  for (int i = 0; i < 256; ++i) {
+    const Vec3 u = Vec3(normal(rng), normal(rng), normal(rng)).normalized();
+    clouds[0].push_back(u);
+    clouds[1].push_back(Vec3(2.0 * u.x(), 1.0 * u.y(), 0.05 * u.z()));
+  }
+  for (int i = 0; i < 64; ++i) {
+    const double angle = 2.0 * std::numbers::pi * i / 64.0;
+    for (const double z : {-0.5, 0.5})
+      clouds[2].push_back(Vec3(std::cos(angle), std::sin(angle), z));
+  }
+  for (const auto& cloud : clouds) {
+    const auto storage = build_convex_hull(cloud);
+    const ConvexHull& hull = storage->hull;
+    REQUIRE(hull.vertex_count >= 32);  // the climbing path is taken
+    int worse = 0;
+    for (int k = 0; k < 20000; ++k) {
+      Vec3 d(normal(rng), normal(rng), normal(rng));
+      if (k % 100 == 0) d = Vec3::Unit(k / 100 % 3) * (k % 200 == 0 ? 1.0 : -1.0);  // exact ties
+      double scan = -std::numeric_limits<double>::infinity();
+      for (std::uint32_t i = 0; i < hull.vertex_count; ++i)
+        scan = std::max(scan, d.dot(hull.vertices[i]));
+      if (d.dot(hull.vertices[hull_support_vertex(hull, d)]) != scan) ++worse;
+    }
+    CHECK(worse == 0);
+  }
+}

@@ -72,6 +72,41 @@ struct ConvexHull {
   Vec3 centroid = Vec3::Zero();  ///< volume centroid in G (an interior point) [m]
 };
 
+/// Index of a vertex of `hull` maximising d·x. Small hulls are scanned; larger ones are climbed
+/// along the vertex adjacency (as Bullet's and Jolt's hull supports do): on a convex polytope a
+/// vertex whose neighbours are all no better is a global maximum of the linear function, so the
+/// climb is exact and visits O(√n) vertices instead of n.
+inline std::uint32_t hull_support_vertex(const ConvexHull& hull, const Vec3& d) {
+  constexpr std::uint32_t kScanBelow = 32;  // below this a linear scan is as fast
+  std::uint32_t best = 0;
+  double best_dot = d.dot(hull.vertices[0]);
+  if (hull.vertex_count < kScanBelow || hull.neighbor_offsets == nullptr) {
+    for (std::uint32_t i = 1; i < hull.vertex_count; ++i) {
+      const double value = d.dot(hull.vertices[i]);
+      if (value > best_dot) {
+        best_dot = value;
+        best = i;
+      }
+    }
+    return best;
+  }
+  // Each move strictly increases d·x, so the climb cannot cycle.
+  for (bool moved = true; moved;) {
+    moved = false;
+    const std::uint32_t end = hull.neighbor_offsets[best + 1];
+    for (std::uint32_t k = hull.neighbor_offsets[best]; k < end; ++k) {
+      const std::uint32_t j = hull.neighbors[k];
+      const double value = d.dot(hull.vertices[j]);
+      if (value > best_dot) {
+        best_dot = value;
+        best = j;
+        moved = true;
+      }
+    }
+  }
+  return best;
+}
+
 /// A shape is a plain value: the fields that matter depend on `type`.
 struct Shape {
   ShapeType type = ShapeType::sphere;
@@ -207,19 +242,8 @@ inline Vec3 core_support(const Shape& shape, const Vec3& d) {
       if (planar > 0.0) p += Vec3(end_radius * d.x() / planar, end_radius * d.y() / planar, 0.0);
       return p;
     }
-    case ShapeType::convex_hull: {
-      const ConvexHull& hull = *shape.hull;
-      std::uint32_t best = 0;
-      double best_dot = d.dot(hull.vertices[0]);
-      for (std::uint32_t i = 1; i < hull.vertex_count; ++i) {
-        const double value = d.dot(hull.vertices[i]);
-        if (value > best_dot) {
-          best_dot = value;
-          best = i;
-        }
-      }
-      return hull.vertices[best];
-    }
+    case ShapeType::convex_hull:
+      return shape.hull->vertices[hull_support_vertex(*shape.hull, d)];
     case ShapeType::half_space:
       break;
   }
