@@ -668,7 +668,34 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     // joined along their common perpendicular — then an edge-pair axis with that separation > 0.
     SegmentClosestPoints closest;
     closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
-    for (int corner = 0; corner < 8; ++corner) {
+    // The common case first: the best axis is a face normal and the other box's support corner
+    // along it projects into that face. The pair (corner, its foot on the face) is then as far
+    // apart as the separation along the axis, a lower bound of the distance: it is the distance.
+    if (best.kind == AxisKind::face_a) {
+      const double sign = sign_of(p_AB[best.i]);
+      const Vec3 n_A = sign * Vec3::Unit(best.i);
+      const Vec3 signs_b = (-(R_AB.transpose() * n_A)).unaryExpr(&sign_of);
+      const Vec3 corner_b_A = p_AB + R_AB * signs_b.cwiseProduct(h_b);
+      const int p = (best.i + 1) % 3, q = (best.i + 2) % 3;
+      if (std::abs(corner_b_A[p]) <= h_a[p] && std::abs(corner_b_A[q]) <= h_a[q]) {
+        Vec3 foot_A = corner_b_A;
+        foot_A[best.i] = sign * h_a[best.i];
+        closest = {0.0, 0.0, foot_A, corner_b_A, (corner_b_A - foot_A).squaredNorm()};
+      }
+    } else if (best.kind == AxisKind::face_b) {
+      const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;
+      const Vec3 corner_a_A = n_A.unaryExpr(&sign_of).cwiseProduct(h_a);
+      const Vec3 corner_a_B = R_AB.transpose() * (corner_a_A - p_AB);
+      const int j = best.j, p = (j + 1) % 3, q = (j + 2) % 3;
+      if (std::abs(corner_a_B[p]) <= h_b[p] && std::abs(corner_a_B[q]) <= h_b[q]) {
+        Vec3 foot_B = corner_a_B;
+        foot_B[j] = sign_of(corner_a_B[j]) * h_b[j];
+        const Vec3 foot_A = p_AB + R_AB * foot_B;
+        closest = {0.0, 0.0, corner_a_A, foot_A, (foot_A - corner_a_A).squaredNorm()};
+      }
+    }
+    const bool face_found = closest.distance_squared_m2 < std::numeric_limits<double>::infinity();
+    for (int corner = 0; corner < 8 && !face_found; ++corner) {
       const Vec3 signs = corner_signs(corner);
       // B's corner against A (in A's frame) ...
       const Vec3 corner_b_A = p_AB + R_AB * signs.cwiseProduct(h_b);
@@ -684,9 +711,12 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
         closest = {0.0, 0.0, corner_a_A, Vec3(p_AB + R_AB * on_b_B), d2_a};
       }
     }
-    for (int i = 0; i < 3; ++i) {
+    // Two edges whose closest points are interior to both are joined along their common
+    // perpendicular, the edge-pair axis, whose separation is then the distance; as the distance
+    // bounds every axis' separation from above, only axes within the tolerance of the best can.
+    for (int i = 0; i < 3 && !face_found; ++i) {
       for (int j = 0; j < 3; ++j) {
-        if (!(edge_separation_m[i][j] > 0.0)) continue;
+        if (!(edge_separation_m[i][j] >= best.separation_m - tolerance_m)) continue;
         const Vec3& u_A = edge_axis_A[i][j];
         closest_support_edges(i, j, sign_of(p_AB.dot(u_A)) * u_A, true, closest);
       }
