@@ -474,17 +474,25 @@ void add_plugin_variants(std::vector<PluginMethod>& methods, const std::string& 
   // A `precision` choice (the MPR plugin) is benchmarked once per choice; the default choice
   // keeps the plain name.
   const ParameterSchema schema = T::schema();
+  bool has_precision = false;
   for (const ParameterSpec& spec : schema) {
     if (spec.name != "precision" || spec.type != ParameterType::choice) continue;
+    has_precision = true;
     const std::string fallback = std::get<std::string>(spec.default_value);
     for (const std::string& choice : spec.choices) {
       const auto params = ParameterValues::defaults(schema, {{"precision", choice}});
       methods.push_back(
           {choice == fallback ? name : name + "_" + choice, std::make_shared<T>(params)});
     }
-    return;
   }
-  methods.push_back({name, std::make_shared<T>(ParameterValues::defaults(schema))});
+  if (!has_precision)
+    methods.push_back({name, std::make_shared<T>(ParameterValues::defaults(schema))});
+  // MPR also at libccd's default tolerance (1e-4; the shapes are 1 m, so relative = absolute):
+  // the same termination accuracy as the peer it is compared with.
+  if (name == "mpr") {
+    const auto params = ParameterValues::defaults(schema, {{"tolerance", 1e-4}});
+    methods.push_back({name + "_tol1e-4", std::make_shared<T>(params)});
+  }
 }
 
 #ifdef CONTACTLAB_BENCH_HAVE_FCL

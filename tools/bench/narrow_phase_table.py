@@ -24,6 +24,7 @@ METHODS = [
     "mpr",
     "mpr_long_double",
     "mpr_double_double",
+    "mpr_tol1e-4",
     "fcl_signed_distance",
     "fcl_intersect",
     "libccd_gjk",
@@ -33,6 +34,10 @@ GENERAL = ["gjk_epa", "mpr"]  # the general-purpose plugins (double precision)
 RATIOS = [
     ("FCL-SD / gjk_epa", lambda row: ratio(row.get("fcl_signed_distance"), row.get("gjk_epa"))),
     ("libccd-MPR / mpr", lambda row: ratio(row.get("libccd_mpr"), row.get("mpr"))),
+    (
+        "libccd-MPR / mpr (tol 1e-4)",
+        lambda row: ratio(row.get("libccd_mpr"), row.get("mpr_tol1e-4")),
+    ),
     (
         "best general / primitive",
         lambda row: ratio(best(row.get(m) for m in GENERAL), row.get("primitive")),
