@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages contactlab needs (only those missing) and builds it into build/.
-# Usage: tools/setup.sh [build-dir]   (default: build; CMAKE_BUILD_TYPE defaults to Release)
+# Usage: [CONTACTLAB_PEERS=1] tools/setup.sh [build-dir]   (default: build; CMAKE_BUILD_TYPE
+# defaults to Release; CONTACTLAB_PEERS=1 also installs the benchmark peers libccd, FCL, Bullet)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${1:-build}"
@@ -10,6 +11,10 @@ packages=(
   libboost-dev libeigen3-dev libyaml-cpp-dev catch2 libsundials-dev
   libcli11-dev nlohmann-json3-dev libbenchmark-dev libqhull-dev libtinyobjloader-dev
 )
+# The peers the benchmarks compare against (tools/bench): optional, CONTACTLAB_PEERS=1 adds them.
+if [ "${CONTACTLAB_PEERS:-0}" = "1" ]; then
+  packages+=(libccd-dev libfcl-dev libbullet-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
