@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <contactlab/errors.hpp>
@@ -39,6 +40,17 @@ std::uint64_t cell_hash(std::int32_t x, std::int32_t y, std::int32_t z) {
 
 void report(ProxyId a, ProxyId b, std::vector<ProxyPair>& out) {
   out.push_back(a < b ? ProxyPair{a, b} : ProxyPair{b, a});
+}
+
+/// Calls f(x, y, z) for each cell of the block that starts at `first` and spans `count` cells.
+template <class F>
+void for_each_cell(const std::array<std::int32_t, 3>& first,
+                   const std::array<std::int32_t, 3>& count, F&& f) {
+  for (std::int32_t z = first[2]; z < first[2] + count[2]; ++z) {
+    for (std::int32_t y = first[1]; y < first[1] + count[1]; ++y) {
+      for (std::int32_t x = first[0]; x < first[0] + count[0]; ++x) f(x, y, z);
+    }
+  }
 }
 
 }  // namespace
@@ -140,21 +152,32 @@ void HashGridBroadPhase::check_live(ProxyId id, const char* operation) const {
                 "): no such proxy");
 }
 
-HashGridBroadPhase::Placement HashGridBroadPhase::place(const Aabb& box) const {
+HashGridBroadPhase::Placement HashGridBroadPhase::place(const Aabb& box,
+                                                        std::int32_t current_level) const {
   double extent = 0.0;
   for (int i = 0; i < 3; ++i) {
     if (!std::isfinite(box.min_W[i]) || !std::isfinite(box.max_W[i])) return Placement{};
     extent = std::max(extent, box.max_W[i] - box.min_W[i]);
   }
-  const double ratio = extent / cell_size_m_;
+  // An extent above a cell size by no more than rounding (a box built as centre ± half size
+  // whose size is the cell size) counts as fitting: the span check below still keeps the box
+  // within two cells per axis, and boxes of the same size all get the same level.
+  const double ratio = extent / cell_size_m_ * (1.0 - 0x1p-40);
   if (!(ratio <= std::ldexp(1.0, static_cast<int>(levels_.size()) - 1))) return Placement{};
-  // The finest level k with cell_size_m·2^k ≥ extent; frexp splits ratio = m·2^e, m ∈ [0.5, 1).
-  int k = 0;
-  if (ratio > 1.0) {
+  // fit: the smallest k (of any sign) with cell_size_m·2^k ≥ extent; frexp splits ratio = m·2^e
+  // with m ∈ [0.5, 1). A box goes to level max(0, fit), the finest one its cells contain it on.
+  int fit = std::numeric_limits<int>::min() / 2;
+  if (ratio > 0.0) {
     int exponent = 0;
     const double mantissa = std::frexp(ratio, &exponent);
-    k = mantissa == 0.5 ? exponent - 1 : exponent;
+    fit = mantissa == 0.5 ? exponent - 1 : exponent;
   }
+  int k = std::max(0, fit);
+  // Hysteresis: a box stays on its level while it fits there and would not fit cells a quarter
+  // the size, so that a box whose extent hovers about a power of two (a spinning box, or one
+  // whose extent rounds to the cell size or just above it) does not change level at every step.
+  if (current_level != oversize && current_level >= k && current_level <= fit + 1)
+    k = current_level;
   // Rounding in the products below may let a box of about one cell's extent touch three cells;
   // one level up it touches at most two. A box too far from the origin for the cell coordinates
   // of its level moves up too, where they are smaller.
@@ -189,13 +212,8 @@ void HashGridBroadPhase::enter(ProxyId id, const Placement& placement) {
   if (placement.level == oversize) return;
 
   CellTable& cells = levels_[placement.level].cells;
-  const auto& [x0, y0, z0] = placement.first_cell;
-  const auto& [nx, ny, nz] = placement.cell_count;
-  for (std::int32_t z = z0; z < z0 + nz; ++z) {
-    for (std::int32_t y = y0; y < y0 + ny; ++y) {
-      for (std::int32_t x = x0; x < x0 + nx; ++x) cells.add(x, y, z, id);
-    }
-  }
+  for_each_cell(placement.first_cell, placement.cell_count,
+                [&](std::int32_t x, std::int32_t y, std::int32_t z) { cells.add(x, y, z, id); });
 }
 
 void HashGridBroadPhase::leave(ProxyId id) {
@@ -210,13 +228,32 @@ void HashGridBroadPhase::leave(ProxyId id) {
   if (placement.level == oversize) return;
 
   CellTable& cells = levels_[placement.level].cells;
-  const auto& [x0, y0, z0] = placement.first_cell;
-  const auto& [nx, ny, nz] = placement.cell_count;
-  for (std::int32_t z = z0; z < z0 + nz; ++z) {
-    for (std::int32_t y = y0; y < y0 + ny; ++y) {
-      for (std::int32_t x = x0; x < x0 + nx; ++x) cells.erase(x, y, z, id);
+  for_each_cell(placement.first_cell, placement.cell_count,
+                [&](std::int32_t x, std::int32_t y, std::int32_t z) { cells.erase(x, y, z, id); });
+}
+
+void HashGridBroadPhase::shift(ProxyId id, const Placement& placement) {
+  Proxy& proxy = proxies_[id];
+  const Placement from = proxy.placement;
+  proxy.placement = placement;
+  ++rebin_count_;
+  auto inside = [](const Placement& block, std::int32_t x, std::int32_t y, std::int32_t z) {
+    const std::array<std::int32_t, 3> cell{x, y, z};
+    for (int i = 0; i < 3; ++i) {
+      const std::int32_t offset = cell[i] - block.first_cell[i];
+      if (offset < 0 || offset >= block.cell_count[i]) return false;
     }
-  }
+    return true;
+  };
+  CellTable& cells = levels_[placement.level].cells;
+  for_each_cell(from.first_cell, from.cell_count,
+                [&](std::int32_t x, std::int32_t y, std::int32_t z) {
+                  if (!inside(placement, x, y, z)) cells.erase(x, y, z, id);
+                });
+  for_each_cell(placement.first_cell, placement.cell_count,
+                [&](std::int32_t x, std::int32_t y, std::int32_t z) {
+                  if (!inside(from, x, y, z)) cells.add(x, y, z, id);
+                });
 }
 
 void HashGridBroadPhase::insert(ProxyId id, const Aabb& box) {
@@ -232,7 +269,7 @@ void HashGridBroadPhase::insert(ProxyId id, const Aabb& box) {
   }
   proxies_[id].live = true;
   boxes_[id].box = box;
-  enter(id, place(box));
+  enter(id, place(box, oversize));
 }
 
 void HashGridBroadPhase::remove(ProxyId id) {
@@ -244,8 +281,13 @@ void HashGridBroadPhase::remove(ProxyId id) {
 void HashGridBroadPhase::set_box(ProxyId id, const Aabb& box) {
   check_live(id, "set_box");
   boxes_[id].box = box;
-  const Placement placement = place(box);
-  if (placement == proxies_[id].placement) return;  // the common case under coherent motion
+  const Placement& current = proxies_[id].placement;
+  const Placement placement = place(box, current.level);
+  if (placement == current) return;  // the common case under coherent motion
+  if (placement.level == current.level && placement.level != oversize) {
+    shift(id, placement);  // a step into the next cells: only the cells left and entered change
+    return;
+  }
   leave(id);
   enter(id, placement);
 }

@@ -239,6 +239,9 @@ void SapBroadPhase::insert(ProxyId id, const Aabb& box) {
     state_.resize(size, State::free);
     removed_.resize(size, 0);
     active_slot_.resize(size);
+    // Each id enters moved_ids_ at most once per update: with this capacity set_box never
+    // allocates. (resize grows capacities geometrically, so this is amortised O(1) too.)
+    moved_ids_.reserve(state_.capacity());
   }
   boxes_W_[id] = box;
   state_[id] = State::pending;
@@ -329,7 +332,8 @@ bool SapBroadPhase::store_moved_endpoints() {
   const std::size_t count = moved_ids_.size();
   for (std::size_t i = 0; i < count; ++i) {
     // Two stages of prefetching: the proxy's box and endpoint positions, then, once those have
-    // arrived, the six endpoints they point to.
+    // arrived, the six endpoints they point to. (Every id here was listed when it moved and the
+    // lists have not changed since, so its positions are in range even if it has been removed.)
     if (i + 2 * prefetch_distance < count) {
       const ProxyId ahead = moved_ids_[i + 2 * prefetch_distance];
       prefetch(&positions_[ahead]);
@@ -530,21 +534,28 @@ int SapBroadPhase::thinnest_axis_of_joining() const {
 void SapBroadPhase::find_pairs_of_joining() {
   // One sweep along an axis with two open lists: the old proxies (already paired among
   // themselves, so only tested against new ones) and the new ones (tested against both). Each
-  // pair is found once, at the later of its two lower endpoints.
+  // pair is found once, at the later of its two lower endpoints. The open entries are the float
+  // filters the keys carry, so that the sweep reads the list alone; only the pairs that pass them
+  // look at the boxes.
   const int axis = thinnest_axis_of_joining();
-  const int axis_1 = (axis + 1) % 3;
-  const int axis_2 = (axis + 2) % 3;
+  const Key* const keys = keys_[axis].data();
+  const std::uint32_t* const refs = refs_[axis].data();
+  const std::size_t count = keys_[axis].size();
   active_old_.clear();
   active_new_.clear();
   std::size_t new_lower_left = joining_.size();
   const auto test_against = [this](const Active& entry, const std::vector<Active>& open) {
+    const std::array<float, 4> bound = bound_of(entry.filter);
     for (const Active& other : open) {
-      if ((entry.lo_1 <= other.hi_1) & (other.lo_1 <= entry.hi_1) & (entry.lo_2 <= other.hi_2) &
-          (other.lo_2 <= entry.hi_2))
-        overlaps_.add(std::min(entry.id, other.id), std::max(entry.id, other.id));
+      if (may_overlap(other.filter, bound)) [[unlikely]] {
+        const ProxyId a = std::min(entry.id, other.id);
+        const ProxyId b = std::max(entry.id, other.id);
+        if (overlap(boxes_W_[a], boxes_W_[b])) overlaps_.add(a, b);
+      }
     }
   };
-  for (const std::uint32_t ref : refs_[axis]) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t ref = refs[i];
     const ProxyId id = id_of(ref);
     const bool fresh = state_[id] == State::joining;
     std::vector<Active>& open = fresh ? active_new_ : active_old_;
@@ -557,9 +568,7 @@ void SapBroadPhase::find_pairs_of_joining() {
       if (new_lower_left == 0 && active_new_.empty()) break;  // no new proxy is open or ahead
       continue;
     }
-    const Aabb& box = boxes_W_[id];
-    const Active entry{box.min_W[axis_1], box.max_W[axis_1], box.min_W[axis_2], box.max_W[axis_2],
-                       id};
+    const Active entry{keys[i].filter, id};
     test_against(entry, active_new_);
     if (fresh) {
       test_against(entry, active_old_);

@@ -8,9 +8,9 @@
 // its "deferred removal" mode, in which pairs leave the set by a check of the set rather than on
 // every separating swap). What is particular here:
 //
-// - set_box only stores the new bounds where the endpoints lie; collect_pairs repairs each list by
-//   one insertion-sort pass over contiguous arrays, O(n + swaps), a sequential scan under coherent
-//   motion.
+// - set_box only stores the box. collect_pairs writes the moved endpoints in one batch, with the
+//   cache misses of many proxies in flight at once, then repairs each list by one insertion-sort
+//   pass over contiguous arrays, O(n + swaps): a sequential scan under coherent motion.
 // - A swap touches nothing outside the list being sorted: each endpoint carries its proxy's bounds
 //   on the other two axes rounded to float, so the lower-over-upper swaps of pairs that merely
 //   cross on one axis (nearly all of them in a scene that fills 3-D space) are rejected in place.
@@ -81,7 +81,7 @@ class SapBroadPhase final : public BroadPhase {
   };
 
   /// Where a proxy's endpoints are in the lists: lower (2·axis) and upper (2·axis + 1). Padded to
-  /// 32 bytes so that set_box reads one cache line.
+  /// 32 bytes so that reading them touches one cache line.
   struct alignas(32) EndpointPositions {
     std::array<std::uint32_t, 6> at;
   };
@@ -92,10 +92,10 @@ class SapBroadPhase final : public BroadPhase {
     std::uint32_t ref;  ///< id << 1 | 1 for an upper endpoint
   };
 
-  /// An entry of the sweep that finds the pairs of new proxies: the proxy's bounds on the two
-  /// axes other than the sweep axis, stored inline so that the tests read contiguous memory.
+  /// An entry of the sweep that finds the pairs of new proxies: the filter of the proxy's lower
+  /// endpoint in the list swept, stored inline so that the tests read contiguous memory.
   struct Active {
-    double lo_1, hi_1, lo_2, hi_2;
+    std::array<float, 4> filter;
     ProxyId id;
   };
 
@@ -150,7 +150,8 @@ class SapBroadPhase final : public BroadPhase {
   std::vector<ProxyId> pending_;  ///< inserted since the last update (may hold stale ids)
   std::vector<ProxyId> removed_ids_;
   std::vector<ProxyId> joining_;
-  std::vector<ProxyId> moved_ids_;  ///< listed proxies given a box since the last update
+  /// Listed proxies given a box since the last update (may hold ids removed since).
+  std::vector<ProxyId> moved_ids_;
 
   // The endpoint lists, one per axis, as parallel arrays.
   std::array<std::vector<Key>, 3> keys_;

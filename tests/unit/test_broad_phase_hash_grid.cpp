@@ -223,6 +223,33 @@ TEST_CASE("hash_grid: set_box re-bins a proxy only when its cells or its level c
   CHECK(pairs == std::vector<ProxyPair>{{0, 1}});
 }
 
+TEST_CASE("hash_grid: a box keeps its level while its extent hovers about a cell size") {
+  HashGridBroadPhase grid = make_grid(1.0);
+  grid.insert(0, box({0.1, 0.1, 0.1}, {1.11, 0.5, 0.5}));  // extent 1.01: level 1, cell 0
+  std::uint64_t rebins = grid.rebin_count();
+  // Extents 0.99 and 1.01 in turn, as a spinning box's: the box would fit level 0 now and then,
+  // but stays on level 1, in the same cell.
+  for (int i = 0; i < 10; ++i) {
+    grid.set_box(0, box({0.1, 0.1, 0.1}, {1.09, 0.5, 0.5}));
+    grid.set_box(0, box({0.1, 0.1, 0.1}, {1.11, 0.5, 0.5}));
+  }
+  CHECK(grid.rebin_count() == rebins);
+  grid.set_box(0, box({0.1, 0.1, 0.1}, {0.7, 0.5, 0.5}));  // extent 0.6: still level 1
+  CHECK(grid.rebin_count() == rebins);
+  grid.set_box(0, box({0.1, 0.1, 0.1}, {0.4, 0.4, 0.4}));  // extent 0.3 fits 0.5 m: level 0
+  CHECK(grid.rebin_count() == rebins + 1);
+
+  // An extent above the cell size by a rounding error counts as the cell size: the box stays on
+  // level 0, in the same cells.
+  grid.insert(1, box({0.25, 0.25, 0.25}, {1.25, 1.25, 1.25}));
+  rebins = grid.rebin_count();
+  grid.set_box(1, box({0.25, 0.25, 0.25}, {1.25 + 0x1p-50, 1.25, 1.25}));
+  CHECK(grid.rebin_count() == rebins);
+  std::vector<ProxyPair> pairs;
+  grid.collect_pairs(pairs);
+  CHECK(pairs == std::vector<ProxyPair>{{0, 1}});
+}
+
 TEST_CASE("hash_grid: equals brute force at every step of coherent motion across levels") {
   std::mt19937_64 rng(0x5117a001);
   // Extents from 0.02 m to 3 m in cells of 0.25 m: levels 0 to 4 all occupied; sizes drift so
@@ -287,7 +314,7 @@ TEST_CASE("hash_grid: equals brute force after every insert, remove and set_box,
     return box(c - h, c + h);
   };
   std::size_t pairs = 0;
-  for (int operation = 0; operation < 3000; ++operation) {
+  for (int operation = 0; operation < 2000; ++operation) {
     const ProxyId id = pick(rng);
     if (!live[id]) {
       checked.insert(id, random_box());
@@ -300,7 +327,7 @@ TEST_CASE("hash_grid: equals brute force after every insert, remove and set_box,
     }
     pairs += checked.check();
   }
-  CHECK(pairs > 1000000);
+  CHECK(pairs > 700000);
 }
 
 TEST_CASE("hash_grid: equals brute force while its tables grow and shrink, many boxes per cell") {
