@@ -6,12 +6,13 @@
 // then the overlapping pairs are collected. Plugins are loaded through the registry, so every
 // broad-phase library in the plugin folder takes part without changes here.
 //
-// Per N and contestant: a fresh instance gets the first frame and one pair query (warm-up), then
-// `steps` timed updates; this is repeated `repetitions` times, the contestants interleaved. The
-// table gives the median CPU time per update over all of them, the mean pairs per update, the
-// ratio to the fastest peer, and operator-new calls per update; then the log-log slope of the
-// time per update over N (1 = linear). Every contestant must report the same pair count at every
-// update as the first one; a `warning:` line names any that does not.
+// Per N and contestant: one instance gets the first frame and one pair query (setup, untimed in
+// the update column), then `repetitions` blocks of `steps` timed updates, the contestants
+// interleaved block by block, all seeing the same boxes at every update. The table gives the
+// median CPU time per update over all blocks, the mean pairs per update, the ratio to the fastest
+// peer, operator-new calls per update and the setup time; then the log-log slope of the time per
+// update over N (1 = linear). Every contestant must report the same pair count at every update as
+// the first one; a `warning:` line names any that does not.
 //
 // Usage: build/bin/bench_broad_phase [--n=1000,10000,100000] [--steps=100] [--repetitions=3]
 //                                    [--overlaps=3] [--speed=0.02] [--seed=1] [--budget=60]
@@ -332,12 +333,14 @@ std::vector<Entry> entries(core::PluginRegistry& registry) {
 // ---------------------------------------------------------------------------------------------
 // Measurement and report.
 
+constexpr std::size_t not_timed = SIZE_MAX;
+
 struct Result {
   std::vector<double> update_ms;   ///< every timed update of every repetition
-  std::vector<std::size_t> pairs;  ///< per update, first repetition
+  std::vector<std::size_t> pairs;  ///< per update of all repetitions; not_timed where cut
+  double setup_ms = 0.0;           ///< insertion of the first frame and the first pair query
   std::size_t new_calls = 0;       ///< operator new during the timed updates, all repetitions
   int fewest_updates = INT_MAX;    ///< timed updates of the repetition the budget cut shortest
-  bool ran = false;
 };
 
 // CPU time of this thread: on a machine shared with other work, time spent descheduled is not the
@@ -447,9 +450,9 @@ int main(int argc, char** argv) {
 #endif
 
   std::printf(
-      "# bench_broad_phase: %d timed updates after one warm-up query, %d repetition%s, "
-      "seed %llu\n\n",
-      steps, repetitions, repetitions == 1 ? "" : "s", static_cast<unsigned long long>(seed));
+      "# bench_broad_phase: %d block%s of %d timed updates after the setup (first frame and one "
+      "pair query), seed %llu\n\n",
+      repetitions, repetitions == 1 ? "" : "s", steps, static_cast<unsigned long long>(seed));
   std::printf(
       "Scene: N unit cubes, centres uniform in a cube of side 1 + (8N/%g)^(1/3) m "
       "(about %g overlaps per box away from the walls), each moving by a constant random "
@@ -465,35 +468,44 @@ int main(int argc, char** argv) {
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     const std::size_t n = sizes[s];
     std::vector<Result> results(all.size());
-    double side = 0.0;
+    std::vector<std::unique_ptr<Contestant>> contestants(all.size());
+    Motion motion(n, overlaps, speed, seed);
+    // Each repetition is a block of `steps` updates continuing the motion; every contestant runs
+    // it from the same state. Rotating the order spreads slow drifts of the machine's speed over
+    // all contestants. Each contestant is set up once per N (bt32BitAxisSweep3 inserts a proxy in
+    // O(n)).
     for (int repetition = 0; repetition < repetitions; ++repetition) {
-      // Rotating the order spreads slow drifts of the machine's speed over all contestants.
       for (std::size_t turn = 0; turn < all.size(); ++turn) {
         const std::size_t c = (turn + repetition) % all.size();
-        const Entry& entry = all[c];
-        if (n > entry.max_n) continue;
-        Motion motion(n, overlaps, speed, seed);
-        side = motion.side();
-        std::unique_ptr<Contestant> contestant = entry.make(motion);
-        contestant->insert_all(motion);
+        if (n > all[c].max_n) continue;
         Result& result = results[c];
-        result.ran = true;
+        Motion block = motion;
+        if (!contestants[c]) {
+          const double start = thread_cpu_ms();
+          contestants[c] = all[c].make(block);
+          contestants[c]->insert_all(block);
+          result.setup_ms = thread_cpu_ms() - start;
+          result.pairs.assign(static_cast<std::size_t>(repetitions * steps), not_timed);
+        }
         double spent_ms = 0.0;
         int step = 0;
         for (; step < steps && spent_ms <= budget_s * 1e3; ++step) {
-          motion.advance();
+          block.advance();
           const std::size_t calls_before = new_calls;
           const double start = thread_cpu_ms();
-          const std::size_t pairs = contestant->update(motion);
+          const std::size_t pairs = contestants[c]->update(block);
           const double stop = thread_cpu_ms();
           result.new_calls += new_calls - calls_before;
           result.update_ms.push_back(stop - start);
           spent_ms += stop - start;
-          if (repetition == 0) result.pairs.push_back(pairs);
+          result.pairs[static_cast<std::size_t>(repetition * steps + step)] = pairs;
         }
         result.fewest_updates = std::min(result.fewest_updates, step);
       }
+      for (int step = 0; step < steps; ++step) motion.advance();
     }
+    contestants.clear();
+    const double side = motion.side();
 
     std::printf("\n## N = %s (cube side %.1f m)\n\n", thousands(static_cast<double>(n), 0).c_str(),
                 side);
@@ -510,7 +522,7 @@ int main(int argc, char** argv) {
                       thousands(static_cast<double>(all[c].max_n), 0).c_str());
         notes.push_back(line);
       }
-      if (!result.ran) continue;
+      if (result.update_ms.empty()) continue;
       if (result.fewest_updates < steps) {
         std::snprintf(line, sizeof line,
                       "note: %s timed only %d of %d updates in a repetition (--budget=%g s)",
@@ -522,10 +534,12 @@ int main(int argc, char** argv) {
         reference_entry = &all[c];
         continue;
       }
-      std::size_t differ = 0, first = 0;
-      const std::size_t compared = std::min(result.pairs.size(), reference->pairs.size());
-      for (std::size_t u = 0; u < compared; ++u)
+      std::size_t compared = 0, differ = 0, first = 0;
+      for (std::size_t u = 0; u < result.pairs.size(); ++u) {
+        if (result.pairs[u] == not_timed || reference->pairs[u] == not_timed) continue;
+        ++compared;
         if (result.pairs[u] != reference->pairs[u] && differ++ == 0) first = u;
+      }
       if (differ) {
         std::snprintf(line, sizeof line,
                       "warning: %s reports %zu pairs at update %zu where %s reports %zu (%zu of "
@@ -537,26 +551,28 @@ int main(int argc, char** argv) {
     }
     double fastest_peer = INFINITY;
     for (std::size_t c = 0; c < all.size(); ++c) {
-      if (!results[c].ran) continue;
+      if (results[c].update_ms.empty()) continue;
       medians[c][s] = median(results[c].update_ms);
       if (all[c].peer) fastest_peer = std::min(fastest_peer, medians[c][s]);
     }
     std::printf(
-        "| contestant | CPU ms/update (median) | pairs/update | × fastest peer | new/update |\n"
-        "|:---|---:|---:|---:|---:|\n");
+        "| contestant | CPU ms/update (median) | pairs/update | × fastest peer | new/update | "
+        "setup ms |\n|:---|---:|---:|---:|---:|---:|\n");
     for (std::size_t c = 0; c < all.size(); ++c) {
       const Result& result = results[c];
-      if (!result.ran) continue;
+      if (result.update_ms.empty()) continue;
       double pairs = 0.0;
-      for (const std::size_t p : result.pairs) pairs += static_cast<double>(p);
-      pairs /= static_cast<double>(result.pairs.size());
+      for (const std::size_t p : result.pairs)
+        if (p != not_timed) pairs += static_cast<double>(p);
+      const double updates = static_cast<double>(result.update_ms.size());
       const double ms = medians[c][s];
-      const double new_per_update =
-          static_cast<double>(result.new_calls) / static_cast<double>(result.update_ms.size());
-      std::printf("| %s | %s | %s | %s | %s |\n", all[c].name.c_str(), milliseconds(ms).c_str(),
-                  thousands(pairs, 1).c_str(),
+      std::printf("| %s | %s | %s | %s | %s | %s |\n", all[c].name.c_str(),
+                  milliseconds(ms).c_str(), thousands(pairs / updates, 1).c_str(),
                   std::isfinite(fastest_peer) ? thousands(ms / fastest_peer, 2).c_str() : "—",
-                  all[c].counts_new ? thousands(new_per_update, 1).c_str() : "—");
+                  all[c].counts_new
+                      ? thousands(static_cast<double>(result.new_calls) / updates, 1).c_str()
+                      : "—",
+                  milliseconds(result.setup_ms).c_str());
     }
     if (!notes.empty()) std::printf("\n");
     for (const std::string& note : notes) std::printf("%s\n", note.c_str());
