@@ -14,7 +14,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "brute_force_broad_phase.hpp"
+#include "broad_phase_oracle.hpp"
 #include "hash_grid_broad_phase.hpp"
 
 using contactlab::Aabb;
@@ -24,116 +24,18 @@ using contactlab::ProxyId;
 using contactlab::ProxyPair;
 using contactlab::Vec3;
 using contactlab::plugins::BruteForceBroadPhase;
+using namespace contactlab::testing;  // box, Body, random_bodies, ... (broad_phase_oracle.hpp)
+using Checked = contactlab::testing::OracleChecked<contactlab::plugins::HashGridBroadPhase>;
 using contactlab::plugins::HashGridBroadPhase;
 
 namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-Aabb box(const Vec3& min_W, const Vec3& max_W) {
-  Aabb b;
-  b.min_W = min_W;
-  b.max_W = max_W;
-  return b;
-}
-
 HashGridBroadPhase make_grid(double cell_size_m, std::int64_t levels = 24) {
   return HashGridBroadPhase(ParameterValues::defaults(
       HashGridBroadPhase::schema(),
       {{"cell_size_m", ParameterValue{cell_size_m}}, {"levels", ParameterValue{levels}}}));
-}
-
-/// The pairs one list has and the other lacks (a duplicate counts as extra), for the failure text.
-std::string difference(const std::vector<ProxyPair>& got, const std::vector<ProxyPair>& expected) {
-  std::vector<ProxyPair> missing, extra;
-  std::set_difference(expected.begin(), expected.end(), got.begin(), got.end(),
-                      std::back_inserter(missing));
-  std::set_difference(got.begin(), got.end(), expected.begin(), expected.end(),
-                      std::back_inserter(extra));
-  std::ostringstream text;
-  text << missing.size() << " pairs missing, " << extra.size() << " extra or repeated:";
-  for (std::size_t i = 0; i < std::min<std::size_t>(missing.size(), 6); ++i)
-    text << " -(" << missing[i].a << "," << missing[i].b << ")";
-  for (std::size_t i = 0; i < std::min<std::size_t>(extra.size(), 6); ++i)
-    text << " +(" << extra[i].a << "," << extra[i].b << ")";
-  return text.str();
-}
-
-/// Applies every operation to the grid and to the brute-force oracle; check() compares the pairs.
-class Checked {
- public:
-  explicit Checked(HashGridBroadPhase grid) : grid_(std::move(grid)) {}
-
-  void insert(ProxyId id, const Aabb& b) {
-    grid_.insert(id, b);
-    oracle_.insert(id, b);
-  }
-  void remove(ProxyId id) {
-    grid_.remove(id);
-    oracle_.remove(id);
-  }
-  void set_box(ProxyId id, const Aabb& b) {
-    grid_.set_box(id, b);
-    oracle_.set_box(id, b);
-  }
-
-  /// Requires equal pair sets; returns how many pairs there are.
-  std::size_t check() {
-    grid_.collect_pairs(pairs_);
-    oracle_.collect_pairs(expected_);  // lexicographic order
-    std::sort(pairs_.begin(), pairs_.end());
-    const bool equal = pairs_ == expected_;
-    if (!equal) UNSCOPED_INFO(difference(pairs_, expected_));  // only then: it costs
-    REQUIRE(equal);
-    return pairs_.size();
-  }
-
-  HashGridBroadPhase& grid() { return grid_; }
-
- private:
-  HashGridBroadPhase grid_;
-  BruteForceBroadPhase oracle_{ParameterValues{}};
-  std::vector<ProxyPair> pairs_, expected_;
-};
-
-/// A box moving with constant velocity inside a cube, bouncing off its walls.
-struct Body {
-  Vec3 centre;
-  Vec3 half;
-  Vec3 velocity;
-  Aabb aabb() const { return box(centre - half, centre + half); }
-  void step(double region) {
-    centre += velocity;
-    for (int i = 0; i < 3; ++i) {
-      if (std::abs(centre[i]) > region) velocity[i] = -velocity[i];
-    }
-  }
-};
-
-Vec3 uniform_vec(std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> u(lo, hi);
-  const double x = u(rng), y = u(rng), z = u(rng);
-  return Vec3(x, y, z);
-}
-
-double log_uniform(std::mt19937_64& rng, double lo, double hi) {
-  return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng));
-}
-
-/// Bodies of log-uniform half sizes in [half_lo, half_hi] with centres in a cube of half edge
-/// `region`, moving by at most `speed` per step along each axis.
-std::vector<Body> random_bodies(std::mt19937_64& rng, int count, double region, double half_lo,
-                                double half_hi, double speed) {
-  std::vector<Body> bodies;
-  for (int i = 0; i < count; ++i) {
-    Body body;
-    body.centre = uniform_vec(rng, -region, region);
-    const double h = log_uniform(rng, half_lo, half_hi);
-    body.half = h * uniform_vec(rng, 0.5, 1.0);
-    body.velocity = uniform_vec(rng, -speed, speed);
-    bodies.push_back(body);
-  }
-  return bodies;
 }
 
 }  // namespace
@@ -196,7 +98,7 @@ TEST_CASE(
   checked.insert(6, box({-1000, -1000, -1000}, {0, 0, 0}));  // huge, touching the corner
   checked.check();
   std::vector<ProxyPair> pairs;
-  checked.grid().collect_pairs(pairs);
+  checked.subject().collect_pairs(pairs);
   std::sort(pairs.begin(), pairs.end());
   const std::vector<ProxyPair> expected = {{0, 1}, {0, 2}, {0, 3}, {0, 5}, {0, 6}, {1, 4}, {5, 6}};
   CHECK(pairs == expected);
@@ -258,7 +160,7 @@ TEST_CASE("hash_grid: equals brute force at every step of coherent motion across
   Checked checked(make_grid(0.25));
   for (ProxyId id = 0; id < bodies.size(); ++id) checked.insert(id, bodies[id].aabb());
   std::size_t pairs = checked.check();
-  const std::uint64_t rebins_before = checked.grid().rebin_count();
+  const std::uint64_t rebins_before = checked.subject().rebin_count();
   std::uniform_real_distribution<double> growth(0.98, 1.02);
   const int steps = 60;
   for (int step = 0; step < steps; ++step) {
@@ -272,7 +174,7 @@ TEST_CASE("hash_grid: equals brute force at every step of coherent motion across
   }
   CHECK(pairs > 3000);
   // Steps of at most 0.01 m per axis against cells of at least 0.25 m: few moves change cells.
-  const std::uint64_t rebins = checked.grid().rebin_count() - rebins_before;
+  const std::uint64_t rebins = checked.subject().rebin_count() - rebins_before;
   CHECK(rebins < bodies.size() * steps / 4);
 }
 

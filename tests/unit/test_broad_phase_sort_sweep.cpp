@@ -14,7 +14,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "brute_force_broad_phase.hpp"
+#include "broad_phase_oracle.hpp"
 #include "sort_sweep_broad_phase.hpp"
 
 using contactlab::Aabb;
@@ -24,18 +24,13 @@ using contactlab::ProxyId;
 using contactlab::ProxyPair;
 using contactlab::Vec3;
 using contactlab::plugins::BruteForceBroadPhase;
+using namespace contactlab::testing;  // box, Body, random_bodies, ... (broad_phase_oracle.hpp)
+using Checked = contactlab::testing::OracleChecked<contactlab::plugins::SortSweepBroadPhase>;
 using contactlab::plugins::SortSweepBroadPhase;
 
 namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
-
-Aabb box(const Vec3& min_W, const Vec3& max_W) {
-  Aabb b;
-  b.min_W = min_W;
-  b.max_W = max_W;
-  return b;
-}
 
 SortSweepBroadPhase make_sweep(std::int64_t axis_update_interval = 1,
                                double axis_hysteresis = 0.1) {
@@ -43,99 +38,6 @@ SortSweepBroadPhase make_sweep(std::int64_t axis_update_interval = 1,
       ParameterValues::defaults(SortSweepBroadPhase::schema(),
                                 {{"axis_update_interval", ParameterValue{axis_update_interval}},
                                  {"axis_hysteresis", ParameterValue{axis_hysteresis}}}));
-}
-
-/// The pairs one list has and the other lacks (a duplicate counts as extra), for the failure text.
-std::string difference(const std::vector<ProxyPair>& got, const std::vector<ProxyPair>& expected) {
-  std::vector<ProxyPair> missing, extra;
-  std::set_difference(expected.begin(), expected.end(), got.begin(), got.end(),
-                      std::back_inserter(missing));
-  std::set_difference(got.begin(), got.end(), expected.begin(), expected.end(),
-                      std::back_inserter(extra));
-  std::ostringstream text;
-  text << missing.size() << " pairs missing, " << extra.size() << " extra or repeated:";
-  for (std::size_t i = 0; i < std::min<std::size_t>(missing.size(), 6); ++i)
-    text << " -(" << missing[i].a << "," << missing[i].b << ")";
-  for (std::size_t i = 0; i < std::min<std::size_t>(extra.size(), 6); ++i)
-    text << " +(" << extra[i].a << "," << extra[i].b << ")";
-  return text.str();
-}
-
-/// Applies every operation to the sweep and to the brute-force oracle; check() compares the pairs.
-class Checked {
- public:
-  explicit Checked(SortSweepBroadPhase sweep) : sweep_(std::move(sweep)) {}
-
-  void insert(ProxyId id, const Aabb& b) {
-    sweep_.insert(id, b);
-    oracle_.insert(id, b);
-  }
-  void remove(ProxyId id) {
-    sweep_.remove(id);
-    oracle_.remove(id);
-  }
-  void set_box(ProxyId id, const Aabb& b) {
-    sweep_.set_box(id, b);
-    oracle_.set_box(id, b);
-  }
-
-  /// Requires equal pair sets; returns how many pairs there are.
-  std::size_t check() {
-    sweep_.collect_pairs(pairs_);
-    oracle_.collect_pairs(expected_);  // lexicographic order
-    std::sort(pairs_.begin(), pairs_.end());
-    const bool equal = pairs_ == expected_;
-    if (!equal) UNSCOPED_INFO(difference(pairs_, expected_));  // only then: it costs
-    REQUIRE(equal);
-    return pairs_.size();
-  }
-
-  SortSweepBroadPhase& sweep() { return sweep_; }
-
- private:
-  SortSweepBroadPhase sweep_;
-  BruteForceBroadPhase oracle_{ParameterValues{}};
-  std::vector<ProxyPair> pairs_, expected_;
-};
-
-/// A box moving with constant velocity inside a cube, bouncing off its walls.
-struct Body {
-  Vec3 centre;
-  Vec3 half;
-  Vec3 velocity;
-  Aabb aabb() const { return box(centre - half, centre + half); }
-  void step(double region) {
-    centre += velocity;
-    for (int i = 0; i < 3; ++i) {
-      if (std::abs(centre[i]) > region) velocity[i] = -velocity[i];
-    }
-  }
-};
-
-Vec3 uniform_vec(std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> u(lo, hi);
-  const double x = u(rng), y = u(rng), z = u(rng);
-  return Vec3(x, y, z);
-}
-
-double log_uniform(std::mt19937_64& rng, double lo, double hi) {
-  return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng));
-}
-
-/// Bodies of log-uniform half sizes in [half_lo, half_hi] with centres in a cube of half edge
-/// `region`, moving by at most `speed` per step along each axis.
-std::vector<Body> random_bodies(std::mt19937_64& rng, int count, double region, double half_lo,
-                                double half_hi, double speed) {
-  std::vector<Body> bodies;
-  for (int i = 0; i < count; ++i) {
-    Body body;
-    body.centre = uniform_vec(rng, -region, region);
-    const double h = log_uniform(rng, half_lo, half_hi);
-    body.half = h * uniform_vec(rng, 0.5, 1.0);
-    body.velocity = uniform_vec(rng, -speed, speed);
-    bodies.push_back(body);
-  }
-  return bodies;
 }
 
 /// Unit boxes with centres spread along `direction` (±length) plus a little noise across it.
@@ -205,7 +107,7 @@ TEST_CASE("sort_sweep: boxes touching at corners along an oblique axis are all f
     }
     const std::size_t pairs = checked.check();
     CHECK(pairs == (gap == 0.0 ? 39u : 0u));
-    CHECK(std::abs(checked.sweep().axis().dot(Vec3::Ones().normalized())) > 1.0 - 1e-12);
+    CHECK(std::abs(checked.subject().axis().dot(Vec3::Ones().normalized())) > 1.0 - 1e-12);
   }
 }
 
@@ -216,14 +118,14 @@ TEST_CASE("sort_sweep: the axis follows the principal direction of the box centr
   const std::vector<Aabb> first = boxes_along(rng, diagonal, 300, 40.0);
   for (ProxyId id = 0; id < first.size(); ++id) checked.insert(id, first[id]);
   checked.check();
-  CHECK(std::abs(checked.sweep().axis().dot(diagonal)) > 0.999);
-  CHECK(checked.sweep().axis().norm() == Approx(1.0).epsilon(1e-14));
+  CHECK(std::abs(checked.subject().axis().dot(diagonal)) > 0.999);
+  CHECK(checked.subject().axis().norm() == Approx(1.0).epsilon(1e-14));
 
   // The same boxes spread along z instead: the axis turns to it at the next collect_pairs.
   const std::vector<Aabb> second = boxes_along(rng, Vec3::UnitZ(), 300, 40.0);
   for (ProxyId id = 0; id < second.size(); ++id) checked.set_box(id, second[id]);
   checked.check();
-  CHECK(std::abs(checked.sweep().axis().z()) > 0.999);
+  CHECK(std::abs(checked.subject().axis().z()) > 0.999);
 }
 
 TEST_CASE("sort_sweep: the hysteresis keeps the axis unless the new spread is enough larger") {
@@ -234,15 +136,15 @@ TEST_CASE("sort_sweep: the hysteresis keeps the axis unless the new spread is en
     const std::vector<Aabb> along_x = boxes_along(rng, Vec3::UnitX(), 300, 40.0);
     for (ProxyId id = 0; id < along_x.size(); ++id) checked.insert(id, along_x[id]);
     checked.check();
-    REQUIRE(std::abs(checked.sweep().axis().x()) > 0.999);
+    REQUIRE(std::abs(checked.subject().axis().x()) > 0.999);
     const Vec3 diagonal = Vec3(1, 1, 0).normalized();
     const std::vector<Aabb> along_diagonal = boxes_along(rng, diagonal, 300, 40.0);
     for (ProxyId id = 0; id < along_diagonal.size(); ++id) checked.set_box(id, along_diagonal[id]);
     checked.check();
     if (hysteresis == 0.5)
-      CHECK(std::abs(checked.sweep().axis().dot(diagonal)) > 0.999);  // 2 > 1 + 0.5
+      CHECK(std::abs(checked.subject().axis().dot(diagonal)) > 0.999);  // 2 > 1 + 0.5
     else
-      CHECK(std::abs(checked.sweep().axis().x()) > 0.999);  // 2 < 1 + 1.5
+      CHECK(std::abs(checked.subject().axis().x()) > 0.999);  // 2 < 1 + 1.5
   }
 }
 
@@ -255,11 +157,11 @@ TEST_CASE("sort_sweep: axis_update_interval recomputes the axis every that many 
   checked.check();  // call 1 computes the axis
   for (ProxyId id = 0; id < along_y.size(); ++id) checked.set_box(id, along_y[id]);
   checked.check();  // call 2
-  CHECK(std::abs(checked.sweep().axis().x()) > 0.999);
+  CHECK(std::abs(checked.subject().axis().x()) > 0.999);
   checked.check();  // call 3
-  CHECK(std::abs(checked.sweep().axis().x()) > 0.999);
+  CHECK(std::abs(checked.subject().axis().x()) > 0.999);
   checked.check();  // call 4 recomputes it
-  CHECK(std::abs(checked.sweep().axis().y()) > 0.999);
+  CHECK(std::abs(checked.subject().axis().y()) > 0.999);
 }
 
 TEST_CASE("sort_sweep: equals brute force at every step of coherent motion, without full sorts") {
@@ -268,7 +170,7 @@ TEST_CASE("sort_sweep: equals brute force at every step of coherent motion, with
   Checked checked(make_sweep());
   for (ProxyId id = 0; id < bodies.size(); ++id) checked.insert(id, bodies[id].aabb());
   std::size_t pairs = checked.check();
-  const std::uint64_t full_sorts = checked.sweep().full_sort_count();
+  const std::uint64_t full_sorts = checked.subject().full_sort_count();
   for (int step = 0; step < 60; ++step) {
     for (ProxyId id = 0; id < bodies.size(); ++id) {
       bodies[id].step(6.0);
@@ -278,7 +180,7 @@ TEST_CASE("sort_sweep: equals brute force at every step of coherent motion, with
   }
   CHECK(pairs > 2500);
   // The first call sorted 400 fresh entries; afterwards the insertion sort keeps up by itself.
-  CHECK(checked.sweep().full_sort_count() == full_sorts);
+  CHECK(checked.subject().full_sort_count() == full_sorts);
 }
 
 TEST_CASE("sort_sweep: equals brute force when some or all boxes teleport") {
@@ -301,13 +203,13 @@ TEST_CASE("sort_sweep: equals brute force when some or all boxes teleport") {
   }
   CHECK(pairs > 3500);
   // Everything teleports: the order is random, and the insertion sort hands over to a full sort.
-  const std::uint64_t full_sorts = checked.sweep().full_sort_count();
+  const std::uint64_t full_sorts = checked.subject().full_sort_count();
   for (ProxyId id = 0; id < bodies.size(); ++id) {
     bodies[id].centre = uniform_vec(rng, -6.0, 6.0);
     checked.set_box(id, bodies[id].aabb());
   }
   checked.check();
-  CHECK(checked.sweep().full_sort_count() == full_sorts + 1);
+  CHECK(checked.subject().full_sort_count() == full_sorts + 1);
 }
 
 TEST_CASE("sort_sweep: equals brute force after every insert, remove and set_box, ids reused") {
@@ -366,7 +268,7 @@ TEST_CASE("sort_sweep: equals brute force with every box in one plane (zero thic
     pairs += checked.check();
   }
   CHECK(pairs > 5000);
-  CHECK(std::abs(checked.sweep().axis().z()) < 1e-9);  // no spread across the plane
+  CHECK(std::abs(checked.subject().axis().z()) < 1e-9);  // no spread across the plane
 }
 
 TEST_CASE("sort_sweep: equals brute force on grid-snapped boxes with many equal coordinates") {
