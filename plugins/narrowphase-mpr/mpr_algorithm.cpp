@@ -37,6 +37,8 @@ const char* termination_name(Termination termination) {
       return "degenerate_portal";
     case Termination::degenerate_start:
       return "degenerate_start";
+    case Termination::cores_closest_point:
+      return "cores_closest_point";
   }
   return "unknown";
 }
@@ -124,11 +126,14 @@ struct Simplex {
   int size = 0;
 };
 
+/// The pair in the frame of A: B's pose relative to A, so that a support point of B costs one
+/// rotation each way and A's none.
 struct PosedPair {
   const Shape& a;
-  const Pose& X_WA;
   const Shape& b;
-  const Pose& X_WB;
+  Mat3 R_AB;
+  Vec3 p_AB;
+  Vec3 world_up_A;  ///< the world's +z in A (the coincident-interior-point direction)
 };
 
 // ----- Closest points of simplices to the origin (for the closest-point completion) -----------
@@ -288,50 +293,124 @@ Vector3<T> closest_on_simplex(Simplex<T>& s, const T& flatness, bool& enclosed) 
 
 // ----- The MPR solver -------------------------------------------------------------------------
 
+/// The SDK's core support mapping, with boxes (the most common polytope) answered without the
+/// dispatch: a corner of the core box, any corner where a direction component is zero.
+inline Vec3 local_core_support(const Shape& shape, const Vec3& d) {
+  if (shape.type != ShapeType::box) return contactlab::core_support(shape, d);
+  const Vec3 h = shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m);
+  return Vec3(std::copysign(h.x(), d.x()), std::copysign(h.y(), d.y()),
+              std::copysign(h.z(), d.z()));
+}
+
 template <class T>
 class Solver {
  public:
-  Solver(const PosedPair& pair, const Settings& settings)
+  Solver(const PosedPair& pair, const Settings& settings, bool on_cores)
       : pair_(pair),
+        on_cores_(on_cores),
+        radius_a_(sweep_radius(pair.a)),
+        radius_b_(sweep_radius(pair.b)),
         max_iterations_(std::max<std::int32_t>(1, settings.max_iterations)),
         tolerance_(settings.tolerance),
         epsilon_(kEpsilonFactor * machine_epsilon<T>()) {}
 
+  /// The query; in the cores mode the swept radii are added to the result.
   Result run();
+  /// Cores mode: the cores intersect where their difference is degenerate, so this run has no
+  /// answer and the full shapes must be used.
+  bool needs_full_shapes() const { return needs_full_shapes_; }
 
  private:
   using V = Vector3<T>;
   using S = SupportPoint<T>;
 
-  /// The portal state that a best-so-far result is taken from (Neumayr L403–404).
+  /// Which phase-3 iterate a best-so-far result is taken from (Neumayr L403–404). The portal
+  /// itself is not copied at every improvement: the refinement is deterministic, so finish_best
+  /// replays it from the phase-3 start portal to that iteration (only the rare limit and
+  /// degenerate endings pay for it).
   struct Candidate {
-    S r1, r2, r3, r4;
-    V e4;
     bool tc2 = false;  ///< TC2 was the smaller termination value
     T value = T(std::numeric_limits<double>::infinity());
     std::int32_t iteration = 0;
   };
+  struct Portal {
+    S r1, r2, r3;
+  };
 
-  S support(const V& direction) const {
-    const Vec3 e_W = direction.to_vec3();
-    S out;
-    out.a = V::from(support_W(pair_.a, pair_.X_WA, e_W));
-    out.b = V::from(support_W(pair_.b, pair_.X_WB, -e_W));
-    out.p = out.a - out.b;
-    return out;
+  /// Unit normal e4 of the portal, pointing away from r0 (L417–434); false when the portal is
+  /// degenerate.
+  bool portal_normal(const Portal& portal, V& e4) const {
+    const V n4 = cross(portal.r2.p - portal.r1.p, portal.r3.p - portal.r1.p);
+    const T n4_norm = norm(n4);
+    if (!(n4_norm > area_threshold_)) return false;
+    e4 = n4 / n4_norm;
+    return true;
   }
+
+  /// Refinement (L445–463): of the portals (r1, r2, r4), (r2, r3, r4), (r3, r1, r4) take the one
+  /// the origin ray passes through. The planes through r0, r4 and each r_i separate them: with
+  /// t_i = u·(v4 × v_i) = v_i·(u × v4), portal (r_i, r_j, r4) is valid when t_i ≥ 0 and t_j ≤ 0
+  /// (Neumayr's isNextPortal; the side (r_i, r_j) is valid from the current portal). When the ray
+  /// grazes an edge two candidates tie at 0, so the one with the larger margin is taken rather
+  /// than the first in order; false when none is valid within ε (the refinement failed).
+  bool refine(Portal& portal, const S& r4) const {
+    const V side = cross(ray_, V(r4.p - r0_));
+    const T t1 = dot(V(portal.r1.p - r0_), side);
+    const T t2 = dot(V(portal.r2.p - r0_), side);
+    const T t3 = dot(V(portal.r3.p - r0_), side);
+    const T margin_124 = std::min(t1, T(-t2));
+    const T margin_234 = std::min(t2, T(-t3));
+    const T margin_314 = std::min(t3, T(-t1));
+    if (std::max({margin_124, margin_234, margin_314}) < -area_threshold_) return false;
+    if (margin_124 >= margin_234 && margin_124 >= margin_314) {
+      portal.r3 = r4;  // (r1, r2, r4)
+    } else if (margin_234 >= margin_314) {
+      portal.r1 = r4;  // (r4, r2, r3)
+    } else {
+      portal.r2 = r4;  // (r1, r4, r3)
+    }
+    return true;
+  }
+
+  /// Support point of A ⊖ B in direction e (A frame): of the cores in the cores mode, else of the
+  /// full shapes (the SDK's support mapping, radius added along e).
+  S support(const V& direction) const { return support_point(direction, on_cores_); }
 
   /// Support point of the cores (the shapes shrunk by their swept radii, SDK core_support).
-  S core_support(const V& direction) const {
-    const Vec3 e_W = direction.to_vec3();
-    S out;
-    out.a = V::from(pair_.X_WA.transform_point(
-        contactlab::core_support(pair_.a, pair_.X_WA.R.transpose() * e_W)));
-    out.b = V::from(pair_.X_WB.transform_point(
-        contactlab::core_support(pair_.b, pair_.X_WB.R.transpose() * -e_W)));
-    out.p = out.a - out.b;
-    return out;
+  S core_support(const V& direction) const { return support_point(direction, true); }
+
+  S support_point(const V& direction, bool cores) const {
+    // Written out in scalars: Eigen's 2-wide packets on 3-vectors cost more shuffles than
+    // arithmetic here, and this is the inner loop.
+    const double ex = to_double(direction.x), ey = to_double(direction.y),
+                 ez = to_double(direction.z);
+    const Mat3& R = pair_.R_AB;
+    const Vec3 e_A(ex, ey, ez);
+    const Vec3 e_B(R(0, 0) * ex + R(1, 0) * ey + R(2, 0) * ez,
+                   R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez,
+                   R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez);
+    Vec3 a = local_core_support(pair_.a, e_A);
+    Vec3 b = local_core_support(pair_.b, -e_B);
+    if (!cores) {
+      if (radius_a_ > 0.0) a += radius_a_ / e_A.norm() * e_A;
+      if (radius_b_ > 0.0) b -= radius_b_ / e_B.norm() * e_B;
+    }
+    const Vec3& t = pair_.p_AB;
+    const V a_A{T(a.x()), T(a.y()), T(a.z())};
+    const V b_A{T(R(0, 0) * b.x() + R(0, 1) * b.y() + R(0, 2) * b.z() + t.x()),
+                T(R(1, 0) * b.x() + R(1, 1) * b.y() + R(1, 2) * b.z() + t.y()),
+                T(R(2, 0) * b.x() + R(2, 1) * b.y() + R(2, 2) * b.z() + t.z())};
+    return S{a_A - b_A, a_A, b_A};
   }
+
+  /// Cores mode, no 3-D portal: the closest-point completion from direction e gives the answer
+  /// when the cores are apart; otherwise the full shapes are needed.
+  void degenerate_cores(const V& e) {
+    result_.termination = Termination::cores_closest_point;
+    if (!complete_closest_point(e)) needs_full_shapes_ = true;
+  }
+
+  Result run_portal();
 
   /// Witness points a, b (their difference is ≈ −δ·n) re-centred on their midpoint so that
   /// point_b − point_a = δ·n holds to rounding.
@@ -365,10 +444,15 @@ class Solver {
   void finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4,
                   Termination termination);
   bool complete_closest_point(const V& initial_normal);
-  void finish_best(const Candidate& best, const S& fallback, const V& fallback_e,
-                   Termination termination);
+  void finish_best(const Candidate& best, const Portal& start, const S& fallback,
+                   const V& fallback_e, Termination termination);
 
   const PosedPair& pair_;
+  const bool on_cores_;
+  const double radius_a_;
+  const double radius_b_;
+  bool radii_applied_ = false;  ///< the completion reported the full shapes' distance
+  bool needs_full_shapes_ = false;
   const std::int32_t max_iterations_;
   const double tolerance_;
   const double epsilon_;  ///< Neumayr's ε = 100·eps(T) (L471), relative
@@ -469,8 +553,8 @@ void Solver<T>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, c
 /// are found to overlap.
 template <class T>
 bool Solver<T>::complete_closest_point(const V& initial_normal) {
-  const T radius_a = T(sweep_radius(pair_.a));
-  const T radius_b = T(sweep_radius(pair_.b));
+  const T radius_a = T(radius_a_);
+  const T radius_b = T(radius_b_);
   Simplex<T> simplex;
   simplex.points[0] = core_support(initial_normal);
   simplex.weights[0] = T(1.0);
@@ -522,31 +606,56 @@ bool Solver<T>::complete_closest_point(const V& initial_normal) {
   }
   set_geometry(a + normal * radius_a, b - normal * radius_b, T(core_distance - radius_a - radius_b),
                normal);
+  radii_applied_ = true;
   return true;
 }
 
 template <class T>
-void Solver<T>::finish_best(const Candidate& best, const S& fallback, const V& fallback_e,
-                            Termination termination) {
+void Solver<T>::finish_best(const Candidate& best, const Portal& start, const S& fallback,
+                            const V& fallback_e, Termination termination) {
   if (best.iteration == 0) {
     finish_on_ray(fallback, fallback_e, termination);
     return;
   }
+  // Replay the refinement to the best iteration; it repeats the same arithmetic, so it succeeds
+  // as it did the first time.
+  Portal portal = start;
+  V e4;
+  S r4;
+  for (std::int32_t iteration = 1;; ++iteration) {
+    portal_normal(portal, e4);
+    r4 = support(e4);
+    if (iteration == best.iteration) break;
+    refine(portal, r4);
+  }
   result_.result_iteration = best.iteration;
   result_.result_tolerance = to_double(best.value / length_);
   if (best.tc2) {
-    finish_tc2(best.r4, best.e4, termination);
+    finish_tc2(r4, e4, termination);
   } else {
-    finish_tc3(best.r1, best.r2, best.r3, best.r4, best.e4, termination);
+    finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, termination);
   }
 }
 
 template <class T>
 Result Solver<T>::run() {
+  run_portal();
+  if (on_cores_ && !radii_applied_ && !needs_full_shapes_) {
+    // A ⊖ B is the cores' difference grown by a ball of radius r_A + r_B.
+    ContactGeometry& g = result_.geometry;
+    g.distance_m -= radius_a_ + radius_b_;
+    g.point_a_W += radius_a_ * g.normal_W;
+    g.point_b_W -= radius_b_ * g.normal_W;
+  }
+  return result_;
+}
+
+template <class T>
+Result Solver<T>::run_portal() {
   using std::abs;
   // ----- Phase 1: interior point and initial portal (Neumayr §6.1.1, L296–306) -----
-  const Vec3 c_A = pair_.X_WA.transform_point(interior_point(pair_.a));
-  const Vec3 c_B = pair_.X_WB.transform_point(interior_point(pair_.b));
+  const Vec3 c_A = interior_point(pair_.a);
+  const Vec3 c_B = pair_.R_AB * interior_point(pair_.b) + pair_.p_AB;
   r0_ = V::from(c_A) - V::from(c_B);  // exact in double-double
   T r0_norm = norm(r0_);
   V e1 = r0_norm > T(0.0) ? V(-r0_ / r0_norm) : V{T(0.0), T(0.0), T(1.0)};
@@ -561,6 +670,10 @@ Result Solver<T>::run() {
   volume_threshold_ = area_threshold_ * length_;
   if (!(length_ > T(0.0)) || !(length_ < T(std::numeric_limits<double>::infinity()))) {
     // Both shapes are single points at the same place, or the input is not finite.
+    if (on_cores_) {
+      degenerate_cores(e1);
+      return result_;
+    }
     result_.degenerate = true;
     finish_on_ray(r1, e1, Termination::degenerate_start);
     return result_;
@@ -572,7 +685,7 @@ Result Solver<T>::run() {
     // the primitive closed forms make for concentric spheres.
     result_.coincident_interior_points = true;
     result_.degenerate = true;
-    const S below = support(V{T(0.0), T(0.0), T(-1.0)});
+    const S below = support(-V::from(pair_.world_up_A));
     r0_ = r0_ + (below.p - r0_) * T(kInteriorShiftFraction);
     r0_norm = norm(r0_);
     if (!(r0_norm > T(0.0))) {
@@ -604,6 +717,10 @@ Result Solver<T>::run() {
     n3 = cross(r1.p - r0_, r2.p - r0_);
     if (!(norm(n3) > area_threshold_)) {
       // L348: A ⊖ B is planar (2-D MPR is not supported) — keep the support-plane estimate.
+      if (on_cores_) {
+        degenerate_cores(e1);
+        return result_;
+      }
       result_.degenerate = true;
       finish_on_ray(ray_support, e1, Termination::degenerate_start);
       return result_;
@@ -619,6 +736,10 @@ Result Solver<T>::run() {
   if (!(norm(cross(r2.p - r1.p, r3.p - r1.p)) > area_threshold_)) {
     r3 = support(V(-e3));  // L359
     if (!(norm(cross(r2.p - r1.p, r3.p - r1.p)) > area_threshold_)) {
+      if (on_cores_) {
+        degenerate_cores(e1);
+        return result_;
+      }
       result_.degenerate = true;
       finish_on_ray(ray_support, e1, Termination::degenerate_start);
       return result_;
@@ -663,7 +784,9 @@ Result Solver<T>::run() {
   }
   if (!valid_portal) {
     // L385–387 (an error in Modia3D): no valid portal; keep the support-plane estimate.
-    if (flat) {
+    if (flat && on_cores_) {
+      degenerate_cores(e1);
+    } else if (flat) {
       result_.degenerate = true;
       finish_on_ray(ray_support, e1, Termination::degenerate_start);
     } else {
@@ -674,21 +797,21 @@ Result Solver<T>::run() {
   }
 
   // ----- Phase 3: portal refinement (§6.1.3, L392–416) -----
+  const Portal start{r1, r2, r3};
+  Portal portal = start;
   Candidate best;
   for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
     result_.phase3_iterations = iteration;
     // r4 (L417–434): the support point along the portal normal, which points away from r0.
-    const V n4 = cross(r2.p - r1.p, r3.p - r1.p);
-    const T n4_norm = norm(n4);
-    if (!(n4_norm > area_threshold_)) {
+    V e4;
+    if (!portal_normal(portal, e4)) {
       result_.degenerate = true;
-      finish_best(best, ray_support, e1, Termination::degenerate_portal);
+      finish_best(best, start, ray_support, e1, Termination::degenerate_portal);
       return result_;
     }
-    const V e4 = n4 / n4_norm;
     const S r4 = support(e4);
-    const T tc2 = norm(cross(r4.p, e4));  // TC2 (L396)
-    const T tc3 = dot(r4.p - r1.p, e4);   // TC3 (L397), signed: ≥ 0 up to rounding
+    const T tc2 = norm(cross(r4.p, e4));        // TC2 (L396)
+    const T tc3 = dot(r4.p - portal.r1.p, e4);  // TC3 (L397), signed: ≥ 0 up to rounding
     result_.last_tolerance = to_double(std::min(tc2, abs(tc3)) / length_);
     if (tc2 <= tc_threshold_) {
       result_.result_iteration = iteration;
@@ -699,43 +822,22 @@ Result Solver<T>::run() {
     if (tc3 <= tc_threshold_) {
       result_.result_iteration = iteration;
       result_.result_tolerance = to_double(abs(tc3) / length_);
-      finish_tc3(r1, r2, r3, r4, e4, Termination::tc3_inside);
+      finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, Termination::tc3_inside);
       return result_;
     }
-    // Best so far (L403–404): the smallest termination value seen, with the portal it came from.
+    // Best so far (L403–404): the smallest termination value seen, with the iterate it came from.
     const T value = std::min(tc2, tc3);
-    if (value < best.value) best = Candidate{r1, r2, r3, r4, e4, tc2 < tc3, value, iteration};
-
-    // Refinement (L445–463): of the portals (r1, r2, r4), (r2, r3, r4), (r3, r1, r4) take the one
-    // the origin ray passes through. The planes through r0, r4 and each r_i separate them: with
-    // t_i = u·(v4 × v_i), portal (r_i, r_j, r4) is valid when t_i ≥ 0 and t_j ≤ 0 (Neumayr's
-    // isNextPortal; the side (r_i, r_j) is valid from the current portal). When the ray grazes an
-    // edge two candidates tie at 0, so the one with the larger margin is taken rather than the
-    // first in order, and none valid within ε means the refinement failed.
-    const V v4 = r4.p - r0_;
-    const T t1 = dot(ray_, cross(v4, V(r1.p - r0_)));
-    const T t2 = dot(ray_, cross(v4, V(r2.p - r0_)));
-    const T t3 = dot(ray_, cross(v4, V(r3.p - r0_)));
-    const T margin_124 = std::min(t1, T(-t2));
-    const T margin_234 = std::min(t2, T(-t3));
-    const T margin_314 = std::min(t3, T(-t1));
-    if (std::max({margin_124, margin_234, margin_314}) < -area_threshold_) {
+    if (value < best.value) best = Candidate{tc2 < tc3, value, iteration};
+    if (!refine(portal, r4)) {
       // L406–409: no candidate portal is valid (rounding), return the best so far.
       result_.degenerate = true;
-      finish_best(best, ray_support, e1, Termination::degenerate_portal);
+      finish_best(best, start, ray_support, e1, Termination::degenerate_portal);
       return result_;
-    }
-    if (margin_124 >= margin_234 && margin_124 >= margin_314) {
-      r3 = r4;  // (r1, r2, r4)
-    } else if (margin_234 >= margin_314) {
-      r1 = r4;  // (r4, r2, r3)
-    } else {
-      r2 = r4;  // (r1, r4, r3)
     }
   }
   // L412–415: iteration limit, return the best so far (not the last iterate).
   result_.iteration_limit_hit = true;
-  finish_best(best, ray_support, e1, Termination::iteration_limit);
+  finish_best(best, start, ray_support, e1, Termination::iteration_limit);
   return result_;
 }
 
@@ -744,9 +846,32 @@ Result Solver<T>::run() {
 template <class Scalar>
 Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                        const Settings& settings) {
-  const PosedPair pair{a, X_WA, b, X_WB};
-  Solver<Scalar> solver(pair, settings);
-  return solver.run();
+  const Mat3 R_AW = X_WA.R.transpose();
+  const PosedPair pair{a, b, R_AW * X_WB.R, R_AW * (X_WB.p - X_WA.p), R_AW.col(2)};
+  Result result;
+  if (settings.on_cores && (sweep_radius(a) > 0.0 || sweep_radius(b) > 0.0)) {
+    Solver<Scalar> solver(pair, settings, true);
+    result = solver.run();
+    if (solver.needs_full_shapes()) {
+      const Result cores = result;
+      Solver<Scalar> full(pair, settings, false);
+      result = full.run();
+      result.full_shape_rerun = true;
+      result.phase2_iterations += cores.phase2_iterations;
+      result.phase3_iterations += cores.phase3_iterations;
+      result.completion_iterations += cores.completion_iterations;
+      result.iteration_limit_hit = result.iteration_limit_hit || cores.iteration_limit_hit;
+    }
+  } else {
+    Solver<Scalar> solver(pair, settings, false);
+    result = solver.run();
+  }
+  // From the frame of A to the world.
+  ContactGeometry& g = result.geometry;
+  g.normal_W = X_WA.R * g.normal_W;
+  g.point_a_W = X_WA.transform_point(g.point_a_W);
+  g.point_b_W = X_WA.transform_point(g.point_b_W);
+  return result;
 }
 
 template Result signed_distance<double>(const Shape&, const Pose&, const Shape&, const Pose&,

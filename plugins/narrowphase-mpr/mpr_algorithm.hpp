@@ -21,7 +21,19 @@
 //  - TC2 takes its witness points from r4's own support points, which lie on both boundaries;
 //  - the refined portal is the candidate whose two new side conditions hold with the largest
 //    margin (the thesis takes the first valid one in order), which is robust to a ray grazing an
-//    edge.
+//    edge;
+//  - by default (Settings::on_cores) MPR runs on the cores of the shapes — each shrunk by its swept
+//    radius: a sphere to its centre, a capsule to its segment, a smoothed shape by its smoothing
+//    radius — and the radii are added to the result. A ⊖ B is the cores' difference grown by a
+//    ball of radius r_A + r_B, so the signed distance is exactly the cores' minus r_A + r_B, the
+//    normal is the cores' and each witness point moves by its radius along it. Modia3D adds the
+//    radius inside the support mapping (on_cores = false), which makes A ⊖ B curved wherever a
+//    radius is swept, so the refinement converges only linearly there (Remark 6.1); on the cores a
+//    sphere–polytope pair is a polytope pair and ends exactly. Cores whose difference is not 3-D
+//    (point, segment or parallelogram: sphere and capsule pairs) go to the closest-point
+//    completion directly, and cores that intersect fall back to the thesis's full-shape run;
+//  - supports are computed in the frame of A, with one relative rotation for B, and the result is
+//    mapped to the world once.
 #pragma once
 
 #include <contactlab/contact.hpp>
@@ -47,6 +59,9 @@ struct Settings {
   double tolerance = 1e-12;
   /// Iteration limit of each phase (Neumayr's mprIterMax, §6.1.4).
   std::int32_t max_iterations = 120;
+  /// MPR on the shapes' cores with the swept radii added to the result (see above); false runs
+  /// it on the full shapes as Modia3D does.
+  bool on_cores = true;
 };
 
 /// How a query ended.
@@ -59,8 +74,11 @@ enum class Termination : std::int32_t {
   iteration_limit = 5,          ///< best-so-far portal after max_iterations (L412–415)
   degenerate_portal = 6,        ///< best-so-far portal after a degenerate refinement (L409)
   degenerate_start = 7,  ///< no 3-D portal (planar A ⊖ B): support-plane estimate along the ray
+  /// Cores mode: the cores' difference is not 3-D (sphere and capsule cores), answered by the
+  /// closest-point completion on the cores
+  cores_closest_point = 8,
 };
-inline constexpr int termination_count = 8;
+inline constexpr int termination_count = 9;
 const char* termination_name(Termination termination);
 
 /// Result of one MPR query with what is needed to judge it.
@@ -73,6 +91,9 @@ struct Result {
   bool iteration_limit_hit = false;        ///< some phase stopped at max_iterations
   bool degenerate = false;                 ///< a degenerate case was handled by a fallback
   bool coincident_interior_points = false;  ///< r0 ≈ 0 was shifted (Neumayr L316–318)
+  /// The cores intersect or are degenerate and coincide: the query was run again on the full
+  /// shapes (Settings::on_cores only).
+  bool full_shape_rerun = false;
   /// The termination value (TC2 or TC3, relative to the size of A ⊖ B) of the phase-3 iterate the
   /// result was taken from, and of the last phase-3 iterate; −1 when phase 3 did not run.
   double result_tolerance = -1.0;

@@ -49,6 +49,14 @@ MprNarrowPhase::MprNarrowPhase(const ParameterValues& params) {
     settings_.max_iterations = static_cast<std::int32_t>(
         std::clamp<std::int64_t>(params.integer("max_iterations"), 1, 1000000));
   }
+  if (params.contains("swept_radii")) {
+    const std::string mode = params.text("swept_radii");
+    if (mode != "core" && mode != "support") {
+      throw InputError("mpr narrow phase: params.swept_radii is '" + mode +
+                       "'; expected one of core, support");
+    }
+    settings_.on_cores = mode == "core";
+  }
   if (!(settings_.tolerance > 0.0)) {
     throw InputError("mpr narrow phase: params.tolerance is " +
                      std::to_string(settings_.tolerance) + "; expected a value > 0");
@@ -71,6 +79,12 @@ ParameterSchema MprNarrowPhase::schema() {
       choice_parameter("precision", "double", {"double", "long_double", "double_double"},
                        "arithmetic of the MPR iteration; double_double is the 106-bit Double64 of "
                        "Modia3D, about 10x slower than double"),
+      choice_parameter("swept_radii", "core", {"core", "support"},
+                       "core: MPR runs on the shapes' cores (spheres to their centres, capsules to "
+                       "their segments, smoothed shapes shrunk by the smoothing radius) and the "
+                       "radii are added to the result, exact for sphere and capsule pairs; "
+                       "support: the radii are swept inside the support mapping as in Modia3D, "
+                       "which makes the refinement converge slowly on the rounded parts"),
   };
 }
 

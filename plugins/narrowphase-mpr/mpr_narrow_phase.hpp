@@ -6,6 +6,8 @@
 //   tolerance       TC2/TC3 tolerance relative to the size of A ⊖ B (default 1e-12, see schema())
 //   max_iterations  iteration limit of each MPR phase (default 120, Neumayr §6.1.4)
 //   precision       arithmetic of the algorithm: double (default) | long_double | double_double
+//   swept_radii     core (default): MPR on the shapes' cores, radii added to the result |
+//                   support: radii inside the support mapping, as Modia3D
 #pragma once
 
 #include <array>
