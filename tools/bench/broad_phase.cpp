@@ -16,7 +16,9 @@
 //
 // Usage: build/bin/bench_broad_phase [--n=1000,10000,100000] [--steps=100] [--repetitions=3]
 //                                    [--overlaps=3] [--speed=0.02] [--seed=1] [--budget=60]
-//                                    [--quick]
+//                                    [--skip=name,...] [--quick]
+//   --skip    contestants left out of the run (names as in the table; an unknown name is an error
+//             that lists the known ones)
 //   --budget  seconds of timed updates per contestant, N and repetition; a contestant that has
 //             used them up stops early (FCL's SaP needs seconds per update at N = 100,000)
 //   --quick   is --n=1000,10000 --steps=30 --repetitions=1 (a smoke run of about a minute)
@@ -387,11 +389,23 @@ std::vector<std::size_t> parse_list(const std::string& text) {
   return values;
 }
 
+std::vector<std::string> parse_names(const std::string& text) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) names.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
+}
+
 int usage(const char* program) {
-  std::fprintf(stderr,
-               "usage: %s [--n=1000,10000,100000] [--steps=100] [--repetitions=3] "
-               "[--overlaps=3] [--speed=0.02] [--seed=1] [--budget=60] [--quick]\n",
-               program);
+  std::fprintf(
+      stderr,
+      "usage: %s [--n=1000,10000,100000] [--steps=100] [--repetitions=3] "
+      "[--overlaps=3] [--speed=0.02] [--seed=1] [--budget=60] [--skip=name,...] [--quick]\n",
+      program);
   return 2;
 }
 
@@ -402,6 +416,7 @@ int main(int argc, char** argv) {
   int steps = 100, repetitions = 3;
   double overlaps = 3.0, speed = 0.02, budget_s = 60.0;
   std::uint64_t seed = 1;
+  std::vector<std::string> skip;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
     const std::size_t equals = argument.find('=');
@@ -426,6 +441,8 @@ int main(int argc, char** argv) {
         budget_s = std::stod(value);
       } else if (key == "--seed") {
         seed = std::stoull(value);
+      } else if (key == "--skip") {
+        for (std::string& name : parse_names(value)) skip.push_back(std::move(name));
       } else {
         return usage(argv[0]);
       }
@@ -439,7 +456,20 @@ int main(int argc, char** argv) {
   for (const auto& problem : registry.problems())
     std::printf("note: %s was not loaded: %s\n", problem.library_path.c_str(),
                 problem.reason.c_str());
-  const std::vector<Entry> all = entries(registry);
+  std::vector<Entry> all = entries(registry);
+  for (const std::string& name : skip) {
+    const auto found = std::find_if(all.begin(), all.end(),
+                                    [&](const Entry& entry) { return entry.name == name; });
+    if (found == all.end()) {
+      std::string known;
+      for (const Entry& entry : all) known += (known.empty() ? "" : ", ") + entry.name;
+      std::fprintf(stderr, "error: --skip names an unknown contestant '%s' (known: %s)\n",
+                   name.c_str(), known.c_str());
+      return 2;
+    }
+    std::printf("note: %s skipped (--skip)\n", name.c_str());
+    all.erase(found);
+  }
 #ifndef CONTACTLAB_BENCH_HAVE_BULLET
   std::printf(
       "note: Bullet (double precision, libbullet-dev) was not found at build time: "
