@@ -245,7 +245,9 @@ TEST_CASE("meshes: OBJ and STL (ASCII and binary) load their vertices; bad files
   CHECK_THROWS_WITH(load_mesh_vertices(unknown), Contains("unknown format '.ply'"));
 }
 
-TEST_CASE("hulls: the hill-climbing support equals a full scan on 20,000 random directions") {
+TEST_CASE(
+    "hulls: the hill-climbing support equals a full scan on 20,000 random directions, from "
+    "vertex 0 and from a random start vertex") {
   // Hulls large enough to be climbed: points on a sphere (every point a vertex), on a flattened
   // ellipsoid, and a cylinder's two rims (coplanar caps: along ±z all rim vertices tie).
   std::mt19937_64 rng(41);
@@ -273,6 +275,8 @@ TEST_CASE("hulls: the hill-climbing support equals a full scan on 20,000 random 
       for (std::uint32_t i = 0; i < hull.vertex_count; ++i)
         scan = std::max(scan, d.dot(hull.vertices[i]));
       if (d.dot(hull.vertices[hull_support_vertex(hull, d)]) != scan) ++worse;
+      const auto start = static_cast<std::uint32_t>(rng() % (hull.vertex_count + 2));  // 2 invalid
+      if (d.dot(hull.vertices[hull_support_vertex(hull, d, start)]) != scan) ++worse;
     }
     CHECK(worse == 0);
   }

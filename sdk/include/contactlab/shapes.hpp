@@ -75,12 +75,16 @@ struct ConvexHull {
 /// Index of a vertex of `hull` maximising d·x. Small hulls are scanned; larger ones are climbed
 /// along the vertex adjacency (as Bullet's and Jolt's hull supports do): on a convex polytope a
 /// vertex whose neighbours are all no better is a global maximum of the linear function, so the
-/// climb is exact and visits O(√n) vertices instead of n.
-inline std::uint32_t hull_support_vertex(const ConvexHull& hull, const Vec3& d) {
+/// climb is exact and visits O(√n) vertices instead of n. `start` is where the climb begins: the
+/// vertex of a previous support in a nearby direction makes it a step or two (temporal coherence);
+/// the scan ignores it.
+inline std::uint32_t hull_support_vertex(const ConvexHull& hull, const Vec3& d,
+                                         std::uint32_t start = 0) {
   constexpr std::uint32_t kScanBelow = 32;  // below this a linear scan is as fast
-  std::uint32_t best = 0;
-  double best_dot = d.dot(hull.vertices[0]);
-  if (hull.vertex_count < kScanBelow || hull.neighbor_offsets == nullptr) {
+  const bool scan = hull.vertex_count < kScanBelow || hull.neighbor_offsets == nullptr;
+  std::uint32_t best = !scan && start < hull.vertex_count ? start : 0;
+  double best_dot = d.dot(hull.vertices[best]);
+  if (scan) {
     for (std::uint32_t i = 1; i < hull.vertex_count; ++i) {
       const double value = d.dot(hull.vertices[i]);
       if (value > best_dot) {
