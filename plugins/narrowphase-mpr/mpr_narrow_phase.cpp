@@ -126,6 +126,7 @@ void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, con
   ++statistics_.terminations[static_cast<int>(last_result_.termination)];
   if (last_result_.coincident_interior_points) ++statistics_.coincident_interior_points;
   if (last_result_.completion_iterations > 0) ++statistics_.completions;
+  if (last_result_.full_shape_rerun) ++statistics_.full_shape_reruns;
   statistics_.max_phase2_iterations =
       std::max(statistics_.max_phase2_iterations, last_result_.phase2_iterations);
   statistics_.max_phase3_iterations =

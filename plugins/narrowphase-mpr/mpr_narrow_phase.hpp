@@ -36,6 +36,7 @@ struct MprStatistics {
   std::int64_t half_space_queries = 0;                              ///< answered in closed form
   std::int64_t coincident_interior_points = 0;  ///< r0 shifted (also counted as degenerate)
   std::int64_t completions = 0;                 ///< queries that ran the closest-point completion
+  std::int64_t full_shape_reruns = 0;  ///< cores intersecting where degenerate: full shapes run
   std::int32_t max_phase2_iterations = 0;
   std::int32_t max_phase3_iterations = 0;
   std::int32_t max_completion_iterations = 0;

@@ -923,6 +923,7 @@ TEST_CASE(
   check_contract(crossing, 1e-12);
   CHECK(crossing.distance_m <= -0.2 + 1e-12);
   CHECK(mpr_phase.last_result().full_shape_rerun);
+  CHECK(mpr_phase.detailed_statistics().full_shape_reruns == 1);
   // Concentric spheres: the cores are one point; the full-shape run shifts r0 (Neumayr L316).
   const ContactGeometry concentric =
       run_query(mpr_phase, Shape::sphere(0.3), Pose{}, Shape::sphere(0.2), Pose{});
