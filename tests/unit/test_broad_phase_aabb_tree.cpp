@@ -1,9 +1,6 @@
 // Unit tests of the dynamic AABB tree broad phase (plugins/broadphase-aabb-tree), checked against
 // BruteForceBroadPhase after every update.
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -13,102 +10,36 @@
 #include <catch2/catch.hpp>
 
 #include "aabb_tree_broad_phase.hpp"
-#include "brute_force_broad_phase.hpp"
+#include "broad_phase_oracle.hpp"
 
-using contactlab::Aabb;
-using contactlab::ParameterValue;
-using contactlab::ParameterValues;
-using contactlab::ProxyId;
-using contactlab::ProxyPair;
-using contactlab::Vec3;
+using namespace contactlab::testing;  // broad_phase_oracle.hpp: box, OracleChecked, scenarios
 using contactlab::plugins::AabbTreeBroadPhase;
-using contactlab::plugins::BruteForceBroadPhase;
+/// The tree and the brute-force oracle driven by the same operations; check() compares their pair
+/// sets and checks the tree's invariants.
+using Checked = OracleChecked<AabbTreeBroadPhase>;
 
 namespace {
-
-constexpr double inf = std::numeric_limits<double>::infinity();
-
-Aabb box(const Vec3& min_W, const Vec3& max_W) {
-  Aabb b;
-  b.min_W = min_W;
-  b.max_W = max_W;
-  return b;
-}
-
-Aabb cube(const Vec3& centre, double half) {
-  return box(centre - Vec3::Constant(half), centre + Vec3::Constant(half));
-}
 
 AabbTreeBroadPhase make_tree(const std::map<std::string, ParameterValue>& overrides = {}) {
   return AabbTreeBroadPhase{ParameterValues::defaults(AabbTreeBroadPhase::schema(), overrides)};
 }
 
-std::vector<ProxyPair> sorted_pairs(contactlab::BroadPhase& broad_phase) {
-  std::vector<ProxyPair> pairs;
-  broad_phase.collect_pairs(pairs);
-  std::sort(pairs.begin(), pairs.end());
-  return pairs;
-}
-
-/// The tree and the brute-force oracle driven by the same operations; check() compares their
-/// pair sets and the tree's invariants, and counts the pairs seen so that a test can require
-/// that its scene was not trivially empty.
-class Twin {
- public:
-  explicit Twin(const std::map<std::string, ParameterValue>& overrides = {})
-      : tree_(make_tree(overrides)), oracle_(ParameterValues{}) {}
-
-  void insert(ProxyId id, const Aabb& b) {
-    tree_.insert(id, b);
-    oracle_.insert(id, b);
-    boxes_[id] = b;
-  }
-  void remove(ProxyId id) {
-    tree_.remove(id);
-    oracle_.remove(id);
-    boxes_.erase(id);
-  }
-  void set_box(ProxyId id, const Aabb& b) {
-    tree_.set_box(id, b);
-    oracle_.set_box(id, b);
-    boxes_[id] = b;
-  }
-  /// Returns true when the pair sets agree (a CHECK inside reports the difference).
-  bool check() {
-    const std::vector<ProxyPair> got = sorted_pairs(tree_);
-    const std::vector<ProxyPair> expected = sorted_pairs(oracle_);
-    pairs_seen_ += expected.size();
-    REQUIRE_NOTHROW(tree_.check_invariants());
-    if (got == expected) return true;
-    CHECK(got == expected);
-    return false;
-  }
-  const std::map<ProxyId, Aabb>& boxes() const { return boxes_; }
-  std::size_t pairs_seen() const { return pairs_seen_; }
-
- private:
-  AabbTreeBroadPhase tree_;
-  BruteForceBroadPhase oracle_;
-  std::map<ProxyId, Aabb> boxes_;
-  std::size_t pairs_seen_ = 0;
-};
-
 /// `steps` steps of coherent motion of `count` cubes of half-width 0.5 in a cube of side `side`:
 /// constant random velocities of up to `speed` per step, reflected at the walls, and every step
 /// a few teleports to random places. Compared after every step.
-void run_coherent_scene(Twin& twin, std::mt19937_64& rng, int count, double side, double speed,
-                        int steps, int teleports_per_step) {
+void run_coherent_scene(Checked& checked, std::mt19937_64& rng, int count, double side,
+                        double speed, int steps, int teleports_per_step) {
   std::uniform_real_distribution<double> place(0.0, side);
   std::uniform_real_distribution<double> velocity(-speed, speed);
   std::vector<Vec3> centre(count), v(count);
   for (int i = 0; i < count; ++i) {
     centre[i] = Vec3(place(rng), place(rng), place(rng));
     v[i] = Vec3(velocity(rng), velocity(rng), velocity(rng));
-    twin.insert(static_cast<ProxyId>(i), cube(centre[i], 0.5));
+    checked.insert(static_cast<ProxyId>(i), cube(centre[i], 0.5));
   }
-  REQUIRE(twin.check());
+  checked.check();
   std::uniform_int_distribution<int> pick(0, count - 1);
-  for (int step = 0; step < steps; ++step) {
+  run_steps(checked, steps, [&](int) {
     for (int i = 0; i < count; ++i) {
       centre[i] += v[i];
       for (int k = 0; k < 3; ++k)
@@ -116,9 +47,8 @@ void run_coherent_scene(Twin& twin, std::mt19937_64& rng, int count, double side
     }
     for (int t = 0; t < teleports_per_step; ++t)
       centre[pick(rng)] = Vec3(place(rng), place(rng), place(rng));
-    for (int i = 0; i < count; ++i) twin.set_box(static_cast<ProxyId>(i), cube(centre[i], 0.5));
-    if (!twin.check()) FAIL("first difference after step " << step);
-  }
+    for (int i = 0; i < count; ++i) checked.set_box(static_cast<ProxyId>(i), cube(centre[i], 0.5));
+  });
 }
 
 }  // namespace
@@ -250,59 +180,32 @@ TEST_CASE("aabb_tree: unknown or duplicate ids throw contactlab::Error naming th
 
 TEST_CASE("aabb_tree: box_distance is the Euclidean gap between the exact boxes") {
   AabbTreeBroadPhase tree = make_tree({{"fat_margin_m", 1.0}});
-  tree.insert(0, box({0, 0, 0}, {1, 1, 1}));
-  tree.insert(1, box({4, 5, 1}, {6, 6, 2}));
-  tree.insert(2, box({0.5, 0.5, 0.5}, {3, 3, 3}));
   tree.insert(3, box({-inf, -inf, -inf}, {inf, inf, -2}));
-  CHECK(tree.box_distance(0, 1) == Approx(5.0).epsilon(1e-15));  // gaps 3 and 4
-  CHECK(tree.box_distance(1, 0) == Approx(5.0).epsilon(1e-15));
-  CHECK(tree.box_distance(0, 2) == 0.0);
+  euclidean_gaps(tree);
   CHECK(tree.box_distance(0, 3) == 2.0);
   tree.set_box(1, box({4.2, 5, 1}, {6, 6, 2}));  // inside the fat box: the exact box counts
   CHECK(tree.box_distance(0, 1) == Approx(std::hypot(3.2, 4.0)).epsilon(1e-15));
 }
 
 TEST_CASE("aabb_tree: collect_pairs replaces the contents and does not reallocate once grown") {
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> place(0.0, 8.0);
-  std::uniform_real_distribution<double> jiggle(-0.02, 0.02);
   AabbTreeBroadPhase tree = make_tree();
-  std::vector<Vec3> centre;
-  for (ProxyId i = 0; i < 300; ++i) {
-    centre.emplace_back(place(rng), place(rng), place(rng));
-    tree.insert(i, cube(centre.back(), 0.5));
-  }
-  std::vector<ProxyPair> pairs = {{1000, 1001}, {1002, 1003}};  // stale contents to replace
-  tree.collect_pairs(pairs);
-  REQUIRE(pairs.size() > 100);
-  CHECK(std::none_of(pairs.begin(), pairs.end(), [](const ProxyPair& p) { return p.b >= 300; }));
-  pairs.reserve(4 * pairs.size());
-  const ProxyPair* storage = pairs.data();
-  const std::size_t capacity = pairs.capacity();
-  for (int step = 0; step < 50; ++step) {
-    for (ProxyId i = 0; i < centre.size(); ++i) {
-      centre[i] += Vec3(jiggle(rng), jiggle(rng), jiggle(rng));
-      tree.set_box(i, cube(centre[i], 0.5));
-    }
-    tree.collect_pairs(pairs);
-  }
-  CHECK(pairs.data() == storage);
-  CHECK(pairs.capacity() == capacity);
+  // 300 unit cubes in an 8 m cube jiggling by up to 0.02 m per axis for 50 steps.
+  jiggling_cubes_keep_storage(tree, 7, {300, 8.0, 0.02, 50}, 100, 4);
 }
 
 TEST_CASE("aabb_tree: equals brute force after every step of coherent motion with teleports") {
   std::mt19937_64 rng(20250101);
-  Twin twin;
+  Checked checked(make_tree());
   // 600 unit cubes in a 12 m cube: about 3 overlaps per cube; 0.05 m per step.
-  run_coherent_scene(twin, rng, 600, 12.0, 0.05, 60, 3);
-  CHECK(twin.pairs_seen() > 20000);
+  run_coherent_scene(checked, rng, 600, 12.0, 0.05, 60, 3);
+  CHECK(checked.total_pairs() > 20000);
 }
 
 TEST_CASE("aabb_tree: equals brute force with no fat margin (every move reinserts)") {
   std::mt19937_64 rng(99);
-  Twin twin({{"fat_margin_relative", 0.0}});
-  run_coherent_scene(twin, rng, 300, 9.0, 0.05, 30, 1);
-  CHECK(twin.pairs_seen() > 30 * 300);
+  Checked checked(make_tree({{"fat_margin_relative", 0.0}}));
+  run_coherent_scene(checked, rng, 300, 9.0, 0.05, 30, 1);
+  CHECK(checked.total_pairs() > 30 * 300);
 }
 
 TEST_CASE("aabb_tree: equals brute force when most proxies teleport at once") {
@@ -313,20 +216,19 @@ TEST_CASE("aabb_tree: equals brute force when most proxies teleport at once") {
   std::uniform_real_distribution<double> half(0.05, 1.0);
   std::bernoulli_distribution most(0.95);
   std::bernoulli_distribution many(0.6);
-  Twin twin;
+  Checked checked(make_tree());
   const auto random_box = [&] {
     const Vec3 c(place(rng), place(rng), place(rng));
     const Vec3 h(half(rng), half(rng), half(rng));
     return box(c - h, c + h);
   };
-  for (ProxyId i = 0; i < 400; ++i) twin.insert(i, random_box());
-  REQUIRE(twin.check());
-  for (int step = 0; step < 20; ++step) {
+  for (ProxyId i = 0; i < 400; ++i) checked.insert(i, random_box());
+  checked.check();
+  run_steps(checked, 20, [&](int step) {
     for (ProxyId i = 0; i < 400; ++i)
-      if (step % 2 ? most(rng) : many(rng)) twin.set_box(i, random_box());
-    if (!twin.check()) FAIL("first difference after step " << step);
-  }
-  CHECK(twin.pairs_seen() > 20 * 400);
+      if (step % 2 ? most(rng) : many(rng)) checked.set_box(i, random_box());
+  });
+  CHECK(checked.total_pairs() > 20 * 400);
 }
 
 TEST_CASE("aabb_tree: equals brute force with inserts and removes interleaved and ids reused") {
@@ -336,121 +238,84 @@ TEST_CASE("aabb_tree: equals brute force with inserts and removes interleaved an
   std::uniform_real_distribution<double> jiggle(-0.08, 0.08);
   std::uniform_int_distribution<ProxyId> id_of(0, 199);
   std::uniform_int_distribution<int> action(0, 9);
-  Twin twin;
+  Checked checked(make_tree());
   const auto random_box = [&] {
     const Vec3 c(place(rng), place(rng), place(rng));
     const Vec3 h(half(rng), half(rng), half(rng));
     return box(c - h, c + h);
   };
-  for (int step = 0; step < 80; ++step) {
+  run_steps(checked, 80, [&](int) {
     for (int op = 0; op < 60; ++op) {
       const ProxyId id = id_of(rng);
-      const bool live = twin.boxes().count(id) != 0;
+      const bool live = checked.boxes().count(id) != 0;
       const int a = action(rng);
       if (!live) {
-        twin.insert(id, random_box());
+        checked.insert(id, random_box());
       } else if (a == 0) {
-        twin.remove(id);
-        if (action(rng) < 3) twin.insert(id, random_box());  // reused before the next collect
+        checked.remove(id);
+        if (action(rng) < 3) checked.insert(id, random_box());  // reused before the next collect
       } else {
-        Aabb b = twin.boxes().at(id);
+        Aabb b = checked.boxes().at(id);
         const Vec3 d(jiggle(rng), jiggle(rng), jiggle(rng));
         b.min_W += d;
         b.max_W += d;
-        twin.set_box(id, a == 1 ? random_box() : b);
+        checked.set_box(id, a == 1 ? random_box() : b);
       }
     }
-    if (!twin.check()) FAIL("first difference after step " << step);
-  }
-  CHECK(twin.pairs_seen() > 80 * 100);
+  });
+  CHECK(checked.total_pairs() > 80 * 100);
 }
 
 TEST_CASE("aabb_tree: equals brute force with all boxes in one plane (zero thickness)") {
   std::mt19937_64 rng(5);
-  std::uniform_real_distribution<double> place(0.0, 12.0);
-  std::uniform_real_distribution<double> half(0.1, 0.8);
-  std::uniform_real_distribution<double> jiggle(-0.1, 0.1);
   for (const double margin : {0.0, 0.1}) {
-    Twin twin({{"fat_margin_relative", margin}});
-    std::vector<Vec3> centre;
-    std::vector<Vec3> h;
-    for (ProxyId i = 0; i < 300; ++i) {
-      centre.emplace_back(place(rng), place(rng), 2.0);
-      h.emplace_back(half(rng), half(rng), 0.0);
-      twin.insert(i, box(centre[i] - h[i], centre[i] + h[i]));
-    }
-    REQUIRE(twin.check());
-    for (int step = 0; step < 20; ++step) {
-      for (ProxyId i = 0; i < 300; ++i) {
-        centre[i] += Vec3(jiggle(rng), jiggle(rng), 0.0);
-        twin.set_box(i, box(centre[i] - h[i], centre[i] + h[i]));
-      }
-      if (!twin.check()) FAIL("first difference after step " << step);
-    }
-    CHECK(twin.pairs_seen() > 20 * 300);
+    Checked checked(make_tree({{"fat_margin_relative", margin}}));
+    CHECK(jiggling_in_plane(checked, rng, {300, 12.0, 0.1, 0.8, 0.1, 20}) > 20 * 300);
   }
 }
 
 TEST_CASE("aabb_tree: equals brute force with boxes snapped to a grid (equal coordinates)") {
   // Integer corners and unit or double widths: faces, edges and corners touch exactly, and many
-  // boxes coincide; motion is by whole cells.
+  // boxes coincide; motion is by whole cells, of a fifth of the boxes per step.
   std::mt19937_64 rng(12);
-  std::uniform_int_distribution<int> cell(0, 7);
-  std::uniform_int_distribution<int> width(0, 2);  // 0: a point box
-  std::uniform_int_distribution<int> step_of(-1, 1);
   std::bernoulli_distribution moves(0.2);
-  Twin twin({{"fat_margin_m", 0.5}});
-  std::vector<Vec3> corner;
-  std::vector<Vec3> size;
-  for (ProxyId i = 0; i < 250; ++i) {
-    corner.emplace_back(cell(rng), cell(rng), cell(rng));
-    size.emplace_back(width(rng), width(rng), width(rng));
-    twin.insert(i, box(corner[i], corner[i] + size[i]));
-  }
-  REQUIRE(twin.check());
-  for (int step = 0; step < 30; ++step) {
-    for (ProxyId i = 0; i < 250; ++i) {
-      if (!moves(rng)) continue;
-      corner[i] += Vec3(step_of(rng), step_of(rng), step_of(rng));
-      twin.set_box(i, box(corner[i], corner[i] + size[i]));
-    }
-    if (!twin.check()) FAIL("first difference after step " << step);
-  }
-  CHECK(twin.pairs_seen() > 30 * 250);
+  Checked checked(make_tree({{"fat_margin_m", 0.5}}));
+  const std::size_t pairs =
+      grid_walk(checked, rng, {250, 7, 30, false, 0}, [&](ProxyId, int) { return !moves(rng); });
+  CHECK(pairs > 30 * 250);
 }
 
 TEST_CASE("aabb_tree: equals brute force with tiny boxes beside huge ones") {
   std::mt19937_64 rng(77);
   std::uniform_real_distribution<double> place(-50.0, 50.0);
   std::uniform_real_distribution<double> jiggle(-1e-4, 1e-4);
-  Twin twin;
+  Checked checked(make_tree());
   // Three huge boxes (100 m, and a 1000 m plate 1e-3 m thick) and 300 boxes of 1e-3 m.
-  twin.insert(0, box({-50, -50, -50}, {0, 50, 50}));
-  twin.insert(1, box({-500, -500, -1e-3}, {500, 500, 0}));
-  twin.insert(2, box({-20, -20, -20}, {60, 20, 20}));
+  checked.insert(0, box({-50, -50, -50}, {0, 50, 50}));
+  checked.insert(1, box({-500, -500, -1e-3}, {500, 500, 0}));
+  checked.insert(2, box({-20, -20, -20}, {60, 20, 20}));
   std::vector<Vec3> centre;
   for (ProxyId i = 3; i < 303; ++i) {
     // Half of them within 2e-3 m of the plate, so that they touch it on and off.
     const double z = i % 2 ? std::uniform_real_distribution<double>(-2e-3, 2e-3)(rng) : place(rng);
     centre.emplace_back(place(rng), place(rng), z);
-    twin.insert(i, cube(centre.back(), 5e-4));
+    checked.insert(i, cube(centre.back(), 5e-4));
   }
   // A cluster of tiny boxes overlapping one another.
   for (ProxyId i = 303; i < 343; ++i) {
     centre.emplace_back(Vec3(10, 10, 10) + Vec3(jiggle(rng), jiggle(rng), jiggle(rng)) * 10.0);
-    twin.insert(i, cube(centre.back(), 5e-4));
+    checked.insert(i, cube(centre.back(), 5e-4));
   }
-  REQUIRE(twin.check());
-  for (int step = 0; step < 30; ++step) {
+  checked.check();
+  run_steps(checked, 30, [&](int step) {
     for (ProxyId i = 3; i < 343; ++i) {
       centre[i - 3] += Vec3(jiggle(rng), jiggle(rng), jiggle(rng));
-      twin.set_box(i, cube(centre[i - 3], 5e-4));
+      checked.set_box(i, cube(centre[i - 3], 5e-4));
     }
     const Vec3 shift(0.5 * step, 0, 0);  // the 100 m box drifts by half a metre per step
-    twin.set_box(0, box(Vec3(-50, -50, -50) + shift, Vec3(0, 50, 50) + shift));
-    if (!twin.check()) FAIL("first difference after step " << step);
-  }
-  CHECK(twin.pairs_seen() > 30 * 300);
+    checked.set_box(0, box(Vec3(-50, -50, -50) + shift, Vec3(0, 50, 50) + shift));
+  });
+  CHECK(checked.total_pairs() > 30 * 300);
 }
 
 TEST_CASE("aabb_tree: equals brute force with half-spaces and slabs among moving boxes") {
@@ -458,33 +323,33 @@ TEST_CASE("aabb_tree: equals brute force with half-spaces and slabs among moving
   std::uniform_real_distribution<double> place(-5.0, 5.0);
   std::uniform_real_distribution<double> jiggle(-0.1, 0.1);
   std::bernoulli_distribution flip(0.05);
-  Twin twin;
+  Checked checked(make_tree());
   // Unbounded proxies: floor, ceiling, a wall, all space, a slab; later some boxes become
   // half-spaces and back.
-  twin.insert(0, box({-inf, -inf, -inf}, {inf, inf, -4}));
-  twin.insert(1, box({-inf, -inf, 4}, {inf, inf, inf}));
-  twin.insert(2, box({-inf, -inf, -inf}, {-4, inf, inf}));
-  twin.insert(3, box({-inf, -inf, -inf}, {inf, inf, inf}));
-  twin.insert(4, box({-inf, -1, -inf}, {inf, 1, inf}));
+  checked.insert(0, box({-inf, -inf, -inf}, {inf, inf, -4}));
+  checked.insert(1, box({-inf, -inf, 4}, {inf, inf, inf}));
+  checked.insert(2, box({-inf, -inf, -inf}, {-4, inf, inf}));
+  checked.insert(3, box({-inf, -inf, -inf}, {inf, inf, inf}));
+  checked.insert(4, box({-inf, -1, -inf}, {inf, 1, inf}));
   std::vector<Vec3> centre;
   for (ProxyId i = 5; i < 305; ++i) {
     centre.emplace_back(place(rng), place(rng), place(rng));
-    twin.insert(i, cube(centre.back(), 0.4));
+    checked.insert(i, cube(centre.back(), 0.4));
   }
-  REQUIRE(twin.check());
+  checked.check();
   std::vector<bool> is_half_space(305, false);
-  for (int step = 0; step < 40; ++step) {
+  run_steps(checked, 40, [&](int step) {
     for (ProxyId i = 5; i < 305; ++i) {
       centre[i - 5] += Vec3(jiggle(rng), jiggle(rng), jiggle(rng));
       if (flip(rng)) is_half_space[i] = !is_half_space[i];
       const Vec3& c = centre[i - 5];
-      twin.set_box(i, is_half_space[i] ? box({-inf, -inf, -inf}, {inf, c.y(), inf}) : cube(c, 0.4));
+      checked.set_box(i,
+                      is_half_space[i] ? box({-inf, -inf, -inf}, {inf, c.y(), inf}) : cube(c, 0.4));
     }
     const double z = -4.0 + 0.05 * step;  // the floor rises
-    twin.set_box(0, box({-inf, -inf, -inf}, {inf, inf, z}));
-    if (!twin.check()) FAIL("first difference after step " << step);
-  }
-  CHECK(twin.pairs_seen() > 40 * 300);
+    checked.set_box(0, box({-inf, -inf, -inf}, {inf, inf, z}));
+  });
+  CHECK(checked.total_pairs() > 40 * 300);
 }
 
 TEST_CASE("aabb_tree: sorted insertion keeps the tree balanced (rotations work)") {

@@ -1,15 +1,9 @@
 // Unit tests of the sort-and-sweep broad phase (plugins/broadphase-sort-sweep): its pair set equals
 // the brute-force broad phase's after every update of seeded random scenes, and its sweep axis
 // follows the principal direction of the box centres.
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <iterator>
-#include <limits>
 #include <random>
-#include <sstream>
-#include <string>
-#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -17,20 +11,11 @@
 #include "broad_phase_oracle.hpp"
 #include "sort_sweep_broad_phase.hpp"
 
-using contactlab::Aabb;
-using contactlab::ParameterValue;
-using contactlab::ParameterValues;
-using contactlab::ProxyId;
-using contactlab::ProxyPair;
-using contactlab::Vec3;
-using contactlab::plugins::BruteForceBroadPhase;
-using namespace contactlab::testing;  // box, Body, random_bodies, ... (broad_phase_oracle.hpp)
-using Checked = contactlab::testing::OracleChecked<contactlab::plugins::SortSweepBroadPhase>;
+using namespace contactlab::testing;  // broad_phase_oracle.hpp: box, OracleChecked, scenarios
 using contactlab::plugins::SortSweepBroadPhase;
+using Checked = OracleChecked<SortSweepBroadPhase>;
 
 namespace {
-
-constexpr double inf = std::numeric_limits<double>::infinity();
 
 SortSweepBroadPhase make_sweep(std::int64_t axis_update_interval = 1,
                                double axis_hysteresis = 0.1) {
@@ -47,7 +32,7 @@ std::vector<Aabb> boxes_along(std::mt19937_64& rng, const Vec3& direction, int c
   std::vector<Aabb> boxes;
   for (int i = 0; i < count; ++i) {
     const Vec3 centre = along(rng) * direction.normalized() + uniform_vec(rng, -1.0, 1.0);
-    boxes.push_back(box(centre - Vec3::Constant(0.5), centre + Vec3::Constant(0.5)));
+    boxes.push_back(cube(centre, 0.5));
   }
   return boxes;
 }
@@ -84,16 +69,7 @@ TEST_CASE("sort_sweep: out-of-range parameters and unknown or duplicate ids thro
 
 TEST_CASE("sort_sweep: no proxy and one proxy give no pairs") {
   Checked checked(make_sweep());
-  CHECK(checked.check() == 0);
-  checked.insert(4, box({0, 0, 0}, {1, 1, 1}));
-  CHECK(checked.check() == 0);
-  checked.set_box(4, box({-inf, -inf, -inf}, {inf, inf, 0}));
-  CHECK(checked.check() == 0);
-  checked.remove(4);
-  CHECK(checked.check() == 0);
-  checked.insert(4, box({2, 2, 2}, {2, 2, 2}));
-  checked.insert(9, box({2, 2, 2}, {3, 3, 3}));
-  CHECK(checked.check() == 1);
+  no_and_one_proxy(checked, box({-inf, -inf, -inf}, {inf, inf, 0}));
 }
 
 TEST_CASE("sort_sweep: boxes touching at corners along an oblique axis are all found") {
@@ -165,215 +141,67 @@ TEST_CASE("sort_sweep: axis_update_interval recomputes the axis every that many 
 }
 
 TEST_CASE("sort_sweep: equals brute force at every step of coherent motion, without full sorts") {
-  std::mt19937_64 rng(0x5e11a004);
-  std::vector<Body> bodies = random_bodies(rng, 400, 6.0, 0.05, 1.2, 0.02);
+  MovingBodies scene(0x5e11a004, 400, 6.0, 0.05, 1.2, 0.02);
   Checked checked(make_sweep());
-  for (ProxyId id = 0; id < bodies.size(); ++id) checked.insert(id, bodies[id].aabb());
-  std::size_t pairs = checked.check();
+  std::size_t pairs = insert_bodies(checked, scene.bodies);
   const std::uint64_t full_sorts = checked.subject().full_sort_count();
-  for (int step = 0; step < 60; ++step) {
-    for (ProxyId id = 0; id < bodies.size(); ++id) {
-      bodies[id].step(6.0);
-      checked.set_box(id, bodies[id].aabb());
-    }
-    pairs += checked.check();
-  }
+  pairs += move_bodies(checked, scene, 60);
   CHECK(pairs > 2500);
   // The first call sorted 400 fresh entries; afterwards the insertion sort keeps up by itself.
   CHECK(checked.subject().full_sort_count() == full_sorts);
 }
 
 TEST_CASE("sort_sweep: equals brute force when some or all boxes teleport") {
-  std::mt19937_64 rng(0x5e11a005);
-  std::vector<Body> bodies = random_bodies(rng, 300, 6.0, 0.05, 2.0, 0.05);
+  MovingBodies scene(0x5e11a005, 300, 6.0, 0.05, 2.0, 0.05);
   Checked checked(make_sweep());
-  for (ProxyId id = 0; id < bodies.size(); ++id) checked.insert(id, bodies[id].aabb());
-  std::size_t pairs = checked.check();
-  std::uniform_int_distribution<int> percent(0, 99);
-  for (int step = 0; step < 30; ++step) {
-    for (ProxyId id = 0; id < bodies.size(); ++id) {
-      Body& body = bodies[id];
-      if (percent(rng) < 10)
-        body.centre = uniform_vec(rng, -6.0, 6.0);
-      else
-        body.step(6.0);
-      checked.set_box(id, body.aabb());
-    }
-    pairs += checked.check();
-  }
-  CHECK(pairs > 3500);
+  CHECK(teleports(checked, scene) > 3500);
   // Everything teleports: the order is random, and the insertion sort hands over to a full sort.
   const std::uint64_t full_sorts = checked.subject().full_sort_count();
-  for (ProxyId id = 0; id < bodies.size(); ++id) {
-    bodies[id].centre = uniform_vec(rng, -6.0, 6.0);
-    checked.set_box(id, bodies[id].aabb());
+  for (ProxyId id = 0; id < scene.bodies.size(); ++id) {
+    scene.bodies[id].centre = uniform_vec(scene.rng, -6.0, 6.0);
+    checked.set_box(id, scene.bodies[id].aabb());
   }
   checked.check();
   CHECK(checked.subject().full_sort_count() == full_sorts + 1);
 }
 
 TEST_CASE("sort_sweep: equals brute force after every insert, remove and set_box, ids reused") {
-  std::mt19937_64 rng(0x5e11a006);
+  // A quarter of the removed ids are inserted again before the next collect_pairs: the entry is
+  // taken back.
   Checked checked(make_sweep());
-  std::vector<char> live(150, 0);
-  std::uniform_int_distribution<ProxyId> pick(0, 149);
-  std::uniform_int_distribution<int> percent(0, 99);
-  auto random_box = [&]() {
-    const int kind = percent(rng);
-    const Vec3 c = uniform_vec(rng, -5.0, 5.0);
-    if (kind < 5) return box({-inf, -inf, -inf}, {inf, inf, c.z()});
-    if (kind < 10) return box(c - Vec3::Constant(3000.0), c + Vec3::Constant(3000.0));
-    if (kind < 20) return box(c, c);
-    const Vec3 h = log_uniform(rng, 0.05, 3.0) * uniform_vec(rng, 0.3, 1.0);
-    return box(c - h, c + h);
-  };
-  std::size_t pairs = 0;
-  for (int operation = 0; operation < 2000; ++operation) {
-    const ProxyId id = pick(rng);
-    if (!live[id]) {
-      checked.insert(id, random_box());
-      live[id] = 1;
-    } else if (percent(rng) < 40) {
-      checked.remove(id);
-      live[id] = 0;
-      // Removed and inserted again before the next collect_pairs: the entry is taken back.
-      if (percent(rng) < 25) {
-        checked.insert(id, random_box());
-        live[id] = 1;
-      }
-    } else {
-      checked.set_box(id, random_box());
-    }
-    pairs += checked.check();
-  }
-  CHECK(pairs > 700000);
+  CHECK(insert_remove_reuse(checked, 0x5e11a006, 25) > 700000);
 }
 
 TEST_CASE("sort_sweep: equals brute force with every box in one plane (zero thickness)") {
-  std::mt19937_64 rng(0x5e11a007);
-  std::vector<Body> bodies = random_bodies(rng, 300, 6.0, 0.05, 1.0, 0.03);
+  MovingBodies scene(0x5e11a007, 300, 6.0, 0.05, 1.0, 0.03);
   Checked checked(make_sweep());
-  for (Body& body : bodies) {
-    body.centre.z() = 1.0;
-    body.half.z() = 0.0;
-    body.velocity.z() = 0.0;
-  }
-  for (ProxyId id = 0; id < bodies.size(); ++id) checked.insert(id, bodies[id].aabb());
-  std::size_t pairs = checked.check();
-  for (int step = 0; step < 30; ++step) {
-    for (ProxyId id = 0; id < bodies.size(); ++id) {
-      bodies[id].step(6.0);
-      checked.set_box(id, bodies[id].aabb());
-    }
-    pairs += checked.check();
-  }
-  CHECK(pairs > 5000);
+  CHECK(bodies_in_plane(checked, scene) > 5000);
   CHECK(std::abs(checked.subject().axis().z()) < 1e-9);  // no spread across the plane
 }
 
 TEST_CASE("sort_sweep: equals brute force on grid-snapped boxes with many equal coordinates") {
-  std::mt19937_64 rng(0x5e11a008);
-  std::uniform_int_distribution<int> lattice(-12, 12);
-  std::uniform_int_distribution<int> size_index(0, 4);
-  const double sizes[] = {0.0, 0.5, 1.0, 2.0, 4.0};
-  auto snapped_box = [&]() {
-    const Vec3 corner(0.5 * lattice(rng), 0.5 * lattice(rng), 0.5 * lattice(rng));
-    const Vec3 extent(sizes[size_index(rng)], sizes[size_index(rng)], sizes[size_index(rng)]);
-    return box(corner, corner + extent);
-  };
   Checked checked(make_sweep());
-  for (ProxyId id = 0; id < 250; ++id) checked.insert(id, snapped_box());
-  std::size_t pairs = checked.check();
-  std::uniform_int_distribution<ProxyId> pick(0, 249);
-  for (int step = 0; step < 200; ++step) {
-    for (int moved = 0; moved < 10; ++moved) checked.set_box(pick(rng), snapped_box());
-    pairs += checked.check();
-  }
-  CHECK(pairs > 40000);
+  CHECK(lattice_boxes(checked, 0x5e11a008) > 40000);
 }
 
 TEST_CASE("sort_sweep: equals brute force with tiny boxes beside huge ones") {
-  std::mt19937_64 rng(0x5e11a009);
-  std::vector<Body> bodies = random_bodies(rng, 300, 50.0, 1e-6, 1e4, 0.5);
   Checked checked(make_sweep());
-  for (ProxyId id = 0; id < bodies.size(); ++id) checked.insert(id, bodies[id].aabb());
-  std::size_t pairs = checked.check();
-  for (int step = 0; step < 30; ++step) {
-    for (ProxyId id = 0; id < bodies.size(); ++id) {
-      bodies[id].step(50.0);
-      checked.set_box(id, bodies[id].aabb());
-    }
-    pairs += checked.check();
-  }
-  CHECK(pairs > 200000);
+  CHECK(tiny_beside_huge(checked, 0x5e11a009) > 200000);
 }
 
 TEST_CASE("sort_sweep: equals brute force with infinite boxes, also switching to finite and back") {
-  std::mt19937_64 rng(0x5e11a00a);
-  std::vector<Body> bodies = random_bodies(rng, 200, 5.0, 0.05, 1.0, 0.05);
-  const std::vector<Aabb> unbounded = {
-      box({-inf, -inf, -inf}, {inf, inf, 0}),    // floor z ≤ 0
-      box({-inf, -inf, 2}, {inf, inf, inf}),     // ceiling z ≥ 2
-      box({-inf, -inf, -inf}, {inf, inf, inf}),  // everything
-      box({-1, -inf, -inf}, {1, inf, inf}),      // slab |x| ≤ 1
-      box({3, -inf, -1}, {inf, inf, 1}),         // infinite along two axes and one direction
-      box({4, 4, 4}, {inf, 4.5, 4.5}),           // a ray-like box
-  };
   Checked checked(make_sweep());
-  for (ProxyId id = 0; id < bodies.size(); ++id) checked.insert(id, bodies[id].aabb());
-  for (std::size_t i = 0; i < unbounded.size(); ++i)
-    checked.insert(static_cast<ProxyId>(1000 + i), unbounded[i]);
-  std::size_t pairs = checked.check();
-  std::uniform_int_distribution<std::size_t> pick_unbounded(0, unbounded.size() - 1);
-  std::vector<char> is_unbounded(bodies.size(), 0);
-  std::uniform_int_distribution<int> percent(0, 99);
-  for (int step = 0; step < 30; ++step) {
-    for (ProxyId id = 0; id < bodies.size(); ++id) {
-      bodies[id].step(5.0);
-      if (percent(rng) < 3) is_unbounded[id] = !is_unbounded[id];
-      checked.set_box(id, is_unbounded[id] ? unbounded[pick_unbounded(rng)] : bodies[id].aabb());
-    }
-    pairs += checked.check();
-  }
-  CHECK(pairs > 60000);
-  // Every proxy switched back to a finite box, then all of them removed: nothing is left over.
-  for (ProxyId id = 0; id < bodies.size(); ++id) checked.set_box(id, bodies[id].aabb());
-  checked.check();
-  for (ProxyId id = 0; id < bodies.size(); ++id) checked.remove(id);
-  for (std::size_t i = 0; i < unbounded.size(); ++i) checked.remove(static_cast<ProxyId>(1000 + i));
-  CHECK(checked.check() == 0);
+  CHECK(infinite_boxes_switching(checked, 0x5e11a00a) > 60000);
 }
 
 TEST_CASE("sort_sweep: box_distance is the Euclidean gap between the current boxes") {
   SortSweepBroadPhase sweep = make_sweep();
-  sweep.insert(0, box({0, 0, 0}, {1, 1, 1}));
-  sweep.insert(1, box({4, 5, 1}, {6, 6, 2}));
-  sweep.insert(2, box({0.5, 0.5, 0.5}, {3, 3, 3}));
-  CHECK(sweep.box_distance(0, 1) == Approx(5.0).epsilon(1e-15));  // gaps 3 and 4
-  CHECK(sweep.box_distance(1, 0) == Approx(5.0).epsilon(1e-15));
-  CHECK(sweep.box_distance(0, 2) == 0.0);
+  euclidean_gaps(sweep);
   sweep.set_box(1, box({1, 1, 4}, {2, 2, 5}));
   CHECK(sweep.box_distance(0, 1) == Approx(3.0).epsilon(1e-15));
 }
 
 TEST_CASE("sort_sweep: collect_pairs replaces the contents and does not reallocate once grown") {
-  std::mt19937_64 rng(0x5e11a00b);
-  std::vector<Body> bodies = random_bodies(rng, 200, 4.0, 0.1, 1.0, 0.02);
   SortSweepBroadPhase sweep = make_sweep();
-  for (ProxyId id = 0; id < bodies.size(); ++id) sweep.insert(id, bodies[id].aabb());
-  std::vector<ProxyPair> pairs = {{7, 8}, {9, 10}};
-  sweep.collect_pairs(pairs);
-  REQUIRE(pairs.size() > 30);
-  pairs.reserve(4 * pairs.size());  // room for the pair count to fluctuate as the boxes move
-  const ProxyPair* storage = pairs.data();
-  const std::size_t capacity = pairs.capacity();
-  for (int step = 0; step < 20; ++step) {
-    for (ProxyId id = 0; id < bodies.size(); ++id) {
-      bodies[id].step(4.0);
-      sweep.set_box(id, bodies[id].aabb());
-    }
-    sweep.collect_pairs(pairs);
-    CHECK(pairs.data() == storage);
-    CHECK(pairs.capacity() == capacity);
-  }
+  moving_bodies_keep_storage(sweep, 0x5e11a00b, 30);
 }
