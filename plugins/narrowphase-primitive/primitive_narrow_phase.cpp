@@ -135,34 +135,27 @@ struct PatchCandidates {
   }
 };
 
-/// Keeps at most max_points of the candidates in `out`: the deepest first, then — among the
-/// candidates that touch or penetrate — the one farthest from it, then the two spanning the
-/// largest triangles with that diagonal on either side (larger first). This keeps the deepest
-/// point and the spread of the patch (the area-maximising reduction of Gregorius, "Robust contact
-/// creation for physics simulations", GDC 2015). Distances are compared in the tangent plane.
-void reduce_patch(const PatchCandidates& candidates, int max_points, double length_scale_m,
-                  ContactManifold& out) {
+/// Chooses at most max_points of `count` candidate points (count ≤ kMaxCandidates), given their
+/// positions in the tangent plane of the normal n and their signed distances: the deepest first,
+/// then — among the candidates that touch or penetrate — the one farthest from it, then the two
+/// spanning the largest triangles with that diagonal on either side (larger first). This keeps the
+/// deepest point and the spread of the patch (the area-maximising reduction of Gregorius, "Robust
+/// contact creation for physics simulations", GDC 2015). Writes the chosen indices in order and
+/// returns how many. Any frame will do, as long as the positions and n share it.
+int choose_patch_points(const std::array<Vec3, kMaxCandidates>& tangential,
+                        const std::array<double, kMaxCandidates>& distance_m, int count,
+                        const Vec3& n, int max_points, double length_scale_m,
+                        std::array<int, max_manifold_points>& chosen) {
   int deepest = 0;
-  for (int i = 1; i < candidates.count; ++i) {
-    if (candidates.points[i].distance_m < candidates.points[deepest].distance_m) deepest = i;
+  for (int i = 1; i < count; ++i) {
+    if (distance_m[i] < distance_m[deepest]) deepest = i;
   }
-  out.points[0] = candidates.points[deepest];
-  out.count = 1;
-  if (max_points <= 1) return;
+  chosen[0] = deepest;
+  if (max_points <= 1) return 1;
 
   const double touching_m = kRelativeTolerance * length_scale_m;
   const double distinct_m = kDistinctPointFraction * length_scale_m;
-  const Vec3& n_W = out.points[0].normal_W;
-  // Each candidate's position (the middle of its witness points) in the tangent plane.
-  std::array<Vec3, kMaxCandidates> tangential_W;
-  for (int i = 0; i < candidates.count; ++i) {
-    const Vec3 middle_W = 0.5 * (candidates.points[i].point_a_W + candidates.points[i].point_b_W);
-    tangential_W[i] = middle_W - n_W.dot(middle_W) * n_W;
-  }
-  auto tangential = [&](int i) -> const Vec3& { return tangential_W[i]; };
-  auto eligible = [&](int i) {
-    return i != deepest && candidates.points[i].distance_m <= touching_m;
-  };
+  auto eligible = [&](int i) { return i != deepest && distance_m[i] <= touching_m; };
   // Does candidate i (score `value`) beat the current choice `best` (score best_value; −1 when
   // none, best_value then being the threshold)? Scores within a relative 1e-9 tie, and the deeper
   // point wins: the choice then does not hinge on rounding (e.g. on the order of A and B).
@@ -170,32 +163,32 @@ void reduce_patch(const PatchCandidates& candidates, int max_points, double leng
     if (best < 0) return value > best_value;
     const double margin = 1e-9 * std::max(std::abs(value), std::abs(best_value));
     if (value != best_value && std::abs(value - best_value) > margin) return value > best_value;
-    return candidates.points[i].distance_m < candidates.points[best].distance_m;
+    return distance_m[i] < distance_m[best];
   };
-  const Vec3 t0 = tangential(deepest);
+  const Vec3& t0 = tangential[deepest];
 
   int farthest = -1;
   double farthest_squared_m2 = distinct_m * distinct_m;
-  for (int i = 0; i < candidates.count; ++i) {
+  for (int i = 0; i < count; ++i) {
     if (!eligible(i)) continue;
-    const double d2 = (tangential(i) - t0).squaredNorm();
+    const double d2 = (tangential[i] - t0).squaredNorm();
     if (beats(d2, i, farthest_squared_m2, farthest)) {
       farthest_squared_m2 = d2;
       farthest = i;
     }
   }
-  if (farthest < 0) return;
-  out.points[out.count++] = candidates.points[farthest];
-  if (max_points == 2) return;
+  if (farthest < 0) return 1;
+  chosen[1] = farthest;
+  if (max_points == 2) return 2;
 
   // Signed doubled areas of the triangles (deepest, farthest, i) about the normal.
-  const Vec3 diagonal = tangential(farthest) - t0;
+  const Vec3 diagonal = tangential[farthest] - t0;
   const double min_area_m2 = distinct_m * std::sqrt(farthest_squared_m2);
   int left = -1, right = -1;
   double left_area = min_area_m2, right_area = min_area_m2;
-  for (int i = 0; i < candidates.count; ++i) {
+  for (int i = 0; i < count; ++i) {
     if (!eligible(i) || i == farthest) continue;
-    const double area = diagonal.cross(tangential(i) - t0).dot(n_W);
+    const double area = diagonal.cross(tangential[i] - t0).dot(n);
     if (area > 0.0 && beats(area, i, left_area, left)) {
       left_area = area;
       left = i;
@@ -205,9 +198,30 @@ void reduce_patch(const PatchCandidates& candidates, int max_points, double leng
     }
   }
   if (right >= 0 && (left < 0 || beats(right_area, right, left_area, left))) std::swap(left, right);
+  int chosen_count = 2;
   for (const int i : {left, right}) {
-    if (i >= 0 && out.count < max_points) out.points[out.count++] = candidates.points[i];
+    if (i >= 0 && chosen_count < max_points) chosen[chosen_count++] = i;
   }
+  return chosen_count;
+}
+
+/// Keeps at most max_points of the candidates in `out`, chosen by choose_patch_points; distances
+/// are compared in the tangent plane of the first candidate's normal (the pair's normal).
+void reduce_patch(const PatchCandidates& candidates, int max_points, double length_scale_m,
+                  ContactManifold& out) {
+  const Vec3& n_W = candidates.points[0].normal_W;
+  // Each candidate's position (the middle of its witness points) in the tangent plane.
+  std::array<Vec3, kMaxCandidates> tangential_W;
+  std::array<double, kMaxCandidates> distance_m;
+  for (int i = 0; i < candidates.count; ++i) {
+    const Vec3 middle_W = 0.5 * (candidates.points[i].point_a_W + candidates.points[i].point_b_W);
+    tangential_W[i] = middle_W - n_W.dot(middle_W) * n_W;
+    distance_m[i] = candidates.points[i].distance_m;
+  }
+  std::array<int, max_manifold_points> chosen;
+  out.count = choose_patch_points(tangential_W, distance_m, candidates.count, n_W, max_points,
+                                  length_scale_m, chosen);
+  for (int k = 0; k < out.count; ++k) out.points[k] = candidates.points[chosen[k]];
 }
 
 /// One Sutherland–Hodgman step (Sutherland & Hodgman 1974): the part of the convex polygon `in`
@@ -215,15 +229,17 @@ void reduce_patch(const PatchCandidates& candidates, int max_points, double leng
 int clip_polygon(const std::array<Vec3, kMaxCandidates>& in, int count, int axis, double side,
                  double limit, std::array<Vec3, kMaxCandidates>& out) {
   int kept = 0;
+  if (count == 0) return 0;
+  double f_from = side * in[0][axis] - limit;
   for (int i = 0; i < count; ++i) {
     const Vec3& from = in[i];
-    const Vec3& to = in[(i + 1) % count];
-    const double f_from = side * from[axis] - limit;
+    const Vec3& to = in[i + 1 == count ? 0 : i + 1];
     const double f_to = side * to[axis] - limit;
     if (f_from <= 0.0 && kept < kMaxCandidates) out[kept++] = from;
     if (((f_from < 0.0 && f_to > 0.0) || (f_from > 0.0 && f_to < 0.0)) && kept < kMaxCandidates) {
       out[kept++] = from + (f_from / (f_from - f_to)) * (to - from);
     }
+    f_from = f_to;
   }
   return kept;
 }
@@ -548,64 +564,419 @@ bool interior_closest_points(const Vec3& p0, const Vec3& p1, const Vec3& q0, con
   return true;
 }
 
+/// Two box cores seen from A's frame, where A is the axis-aligned [−h_a, h_a]: B's axes are the
+/// columns of R (= R_AB) and its centre is p (= p_AB). p_B = Rᵀp, so a point x of A's frame lies
+/// at Rᵀx − p_B in B's frame.
+struct BoxPairInA {
+  Vec3 h_a;
+  Vec3 h_b;
+  Mat3 R;
+  Vec3 p;
+  Vec3 p_B;
+};
+
+enum class AxisKind { face_a, face_b, edges };
+
+/// A candidate axis of the separating-axis test: unit direction u_A in A's frame (either sign)
+/// and the separation of the cores along it (negative: overlap of their projections).
+struct Axis {
+  AxisKind kind = AxisKind::face_a;
+  int i = 0, j = 0;
+  Vec3 u_A = Vec3::UnitX();
+  double separation_m = -std::numeric_limits<double>::infinity();
+};
+
+/// Separation along the unit edge-pair axis u/|u|, u = e_i × b_j, one pair at a time (the same
+/// quantities as in separating_axes); −∞ for parallel edges (|u| ≤ 1e-150), whose cross product is
+/// no direction.
+double edge_separation(const BoxPairInA& pair, int i, int j) {
+  const int k = (i + 1) % 3, l = (i + 2) % 3, m = (j + 1) % 3, n = (j + 2) % 3;
+  const Mat3& R = pair.R;
+  const double u_k = -R(l, j), u_l = R(k, j);
+  const double length_squared = u_k * u_k + u_l * u_l;
+  if (!(length_squared > 1e-300)) return -std::numeric_limits<double>::infinity();
+  const double centre_m = pair.p[k] * u_k + pair.p[l] * u_l;
+  const double radius_a_m = pair.h_a[k] * std::abs(u_k) + pair.h_a[l] * std::abs(u_l);
+  const double radius_b_m = pair.h_b[m] * std::abs(R(k, m) * u_k + R(l, m) * u_l) +
+                            pair.h_b[n] * std::abs(R(k, n) * u_k + R(l, n) * u_l);
+  return (std::abs(centre_m) - radius_a_m - radius_b_m) / std::sqrt(length_squared);
+}
+
+/// The separating-axis test in A's frame over the 15 axes (Gottschalk, Lin & Manocha 1996): faces
+/// of A, faces of B, edge pairs e_i × b_j (parallel edges skipped: their cross product is no
+/// direction). Returns the axis of largest separation. Ties prefer A's faces, then B's faces,
+/// then edges: a later kind must beat the best by tolerance_m, because faces give stable patches.
+///
+/// As in Gottschalk's OBB overlap test, B's half width along A's axis i is Σ_j |R_ij| h_b,j and
+/// A's along B's axis j is Σ_i |R_ij| h_a,i. Edge axes u = e_i × b_j are exact in A's frame
+/// (u_k = −R_lj, u_l = R_kj for (i, k, l) cyclic); no ε is added to |R| as in the boolean test,
+/// because the separations themselves are wanted, and parallel edges are skipped instead. B's
+/// half width along u uses b_m·u computed from R's entries, not the identity b_m·u = ±R_in of
+/// Gottschalk's test: the identity holds only as far as R is orthonormal, an error that grows like
+/// ε/|u| for nearly parallel edges, while the products' rounding stays ε|u| (b_j·u itself is
+/// exactly 0: its two products cancel exactly).
+Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
+  const Vec3& h_a = pair.h_a;
+  const Vec3& h_b = pair.h_b;
+  const Mat3& R = pair.R;
+  Axis best;
+  for (int i = 0; i < 3; ++i) {
+    const double s =
+        std::abs(pair.p[i]) - h_a[i] -
+        (std::abs(R(i, 0)) * h_b[0] + std::abs(R(i, 1)) * h_b[1] + std::abs(R(i, 2)) * h_b[2]);
+    if (s > best.separation_m) {
+      best.i = i;
+      best.separation_m = s;
+    }
+  }
+  for (int j = 0; j < 3; ++j) {
+    const double s =
+        std::abs(pair.p_B[j]) - h_b[j] -
+        (std::abs(R(0, j)) * h_a[0] + std::abs(R(1, j)) * h_a[1] + std::abs(R(2, j)) * h_a[2]);
+    if (s > best.separation_m + tolerance_m) {
+      best.kind = AxisKind::face_b;
+      best.j = j;
+      best.separation_m = s;
+    }
+  }
+  // Edge pairs, B's column j at a time. With u = e_i × b_j: p·u = (b_j × p)_i; A's half width
+  // h_a,k |b_j,l| + h_a,l |b_j,k|; b_m·u = (b_j × b_m)_i, from the cross products of B's columns
+  // (each as exact as its entries allow, see above); |u|² = b_j,k² + b_j,l².
+  const Vec3 b[3] = {R.col(0), R.col(1), R.col(2)};
+  const Vec3 cross[3] = {b[0].cross(b[1]), b[1].cross(b[2]), b[2].cross(b[0])};  // b_j × b_j+1
+  std::array<std::array<double, 3>, 3> separation_m;                             // [j][i]
+  for (int j = 0; j < 3; ++j) {
+    const int m = (j + 1) % 3, n = (j + 2) % 3;
+    const Vec3 abs_b = b[j].cwiseAbs();
+    const Vec3 centre = b[j].cross(pair.p).cwiseAbs();
+    const Vec3 radius_a(h_a[1] * abs_b[2] + h_a[2] * abs_b[1],
+                        h_a[2] * abs_b[0] + h_a[0] * abs_b[2],
+                        h_a[0] * abs_b[1] + h_a[1] * abs_b[0]);
+    // b_m·u = (b_j × b_m)_i = cross[j]_i, b_n·u = (b_j × b_n)_i = −cross[n]_i.
+    const Vec3 radius_b = h_b[m] * cross[j].cwiseAbs() + h_b[n] * cross[n].cwiseAbs();
+    const Vec3 squared = b[j].cwiseProduct(b[j]);
+    const Vec3 length_squared(squared[1] + squared[2], squared[2] + squared[0],
+                              squared[0] + squared[1]);
+    const Vec3 scaled = centre - radius_a - radius_b;
+    for (int i = 0; i < 3; ++i) {
+      separation_m[j][i] = length_squared[i] > 1e-300 ? scaled[i] / std::sqrt(length_squared[i])
+                                                      : -std::numeric_limits<double>::infinity();
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      if (separation_m[j][i] > best.separation_m + tolerance_m) {
+        best.kind = AxisKind::edges;
+        best.i = i;
+        best.j = j;
+        best.separation_m = separation_m[j][i];
+      }
+    }
+  }
+  switch (best.kind) {
+    case AxisKind::face_a:
+      best.j = 0;
+      best.u_A = Vec3::Unit(best.i);
+      break;
+    case AxisKind::face_b:
+      best.i = 0;
+      best.u_A = R.col(best.j);
+      break;
+    case AxisKind::edges:
+      best.u_A = Vec3::Unit(best.i).cross(Vec3(R.col(best.j))).normalized();
+      break;
+  }
+  return best;
+}
+
+/// Closest points of two separated cores, in A's frame, and the unit normal from A to B.
+struct BoxClosestPoints {
+  Vec3 point_a = Vec3::Zero();
+  Vec3 point_b = Vec3::Zero();
+  Vec3 normal = Vec3::UnitZ();
+  double distance_m = 0.0;
+};
+
+// Lower bounds tried by separated_closest_points before its pruned exhaustive search.
+constexpr int kDistanceSteps = 3;
+
+/// x clamped to the box [−h, h].
+inline Vec3 clamp_to_box(const Vec3& x, const Vec3& h) {
+  return Vec3(std::clamp(x[0], -h[0], h[0]), std::clamp(x[1], -h[1], h[1]),
+              std::clamp(x[2], -h[2], h[2]));
+}
+
+/// The corner of the box [−h, h] farthest along d (+h where a component is 0).
+inline Vec3 support_corner(const Vec3& d, const Vec3& h) {
+  return Vec3(d[0] < 0.0 ? -h[0] : h[0], d[1] < 0.0 ? -h[1] : h[1], d[2] < 0.0 ? -h[2] : h[2]);
+}
+
+/// Index of the component of v of least magnitude (the lowest index on a tie).
+inline int smallest_component(const Vec3& v) {
+  const double x = std::abs(v[0]), y = std::abs(v[1]), z = std::abs(v[2]);
+  return x <= y ? (x <= z ? 0 : 2) : (y <= z ? 1 : 2);
+}
+
+/// Rᵀv, written out: Eigen's packet code for 3-vectors spends more on shuffles than on products.
+inline Vec3 transpose_times(const Mat3& R, const Vec3& v) {
+  return Vec3(R(0, 0) * v[0] + R(1, 0) * v[1] + R(2, 0) * v[2],
+              R(0, 1) * v[0] + R(1, 1) * v[1] + R(2, 1) * v[2],
+              R(0, 2) * v[0] + R(1, 2) * v[1] + R(2, 2) * v[2]);
+}
+
+/// Rv, written out.
+inline Vec3 times(const Mat3& R, const Vec3& v) {
+  return Vec3(R(0, 0) * v[0] + R(0, 1) * v[1] + R(0, 2) * v[2],
+              R(1, 0) * v[0] + R(1, 1) * v[1] + R(1, 2) * v[2],
+              R(2, 0) * v[0] + R(2, 1) * v[1] + R(2, 2) * v[2]);
+}
+
+/// Closest points of A's edge along e_i through middle_a and B's edge along b_j through middle_b
+/// (A's frame; each middle has 0 for its own edge's coordinate), when they are interior to both
+/// edges. As in closest_segment_points: s on A's edge from the cross products with the exact
+/// common perpendicular u = e_i × b_j, and B's point as the projection of A's onto B's line.
+bool interior_edge_points(const BoxPairInA& pair, int i, const Vec3& middle_a, int j,
+                          const Vec3& middle_b, Vec3& on_a, Vec3& on_b) {
+  const int k = (i + 1) % 3, l = (i + 2) % 3;
+  const Vec3 b = pair.R.col(j);
+  const double u_k = -b[l], u_l = b[k];
+  const double length_squared = u_k * u_k + u_l * u_l;
+  if (!(length_squared > 1e-300)) return false;  // parallel: an endpoint is closest
+  const Vec3 w = middle_a - middle_b;
+  // −((w × b)·u) / |u|², with only u's components k and l nonzero.
+  const double s =
+      -((w[l] * b[i] - w[i] * b[l]) * u_k + (w[i] * b[k] - w[k] * b[i]) * u_l) / length_squared;
+  if (!(std::abs(s) <= pair.h_a[i])) return false;
+  on_a = middle_a;
+  on_a[i] = s;
+  const double t = (on_a - middle_b).dot(b);
+  if (!(std::abs(t) <= pair.h_b[j])) return false;
+  on_b = middle_b + t * b;
+  return true;
+}
+
+/// Closest points of separated cores, exact to the rounding of the coordinates (certify_m).
+///
+/// Every unit direction n bounds the distance from below (the separation along n, between the
+/// support corners: A's along n and B's along −n), every pair of points of A and B from above.
+/// Starting from n = start_n (unit, from A to B), each step takes the support corners along n and,
+/// as upper bounds, each corner with its closest point on the other box (a clamp in that box's
+/// frame) and the support edges most nearly perpendicular to n (when their closest points are
+/// interior to both; on the first step only when start_n is the edge-pair axis of the edges
+/// start_i, start_j), then goes on along the best pair's direction. When the closest points
+/// include a corner (corner against face, edge or corner) the step after the one that finds it
+/// closes the bracket; for a face axis whose opposite support corner lies over the face, or the
+/// edge-pair axis of two edges whose closest points are interior, the first step does.
+///
+/// Otherwise the bracket [L, U] along the best direction n prunes the exhaustive search over
+/// corners and edge pairs: a feature whose points lie at least e further along −n than the support
+/// feature of its box (its excess) is at least L + e from the other box, so only features with
+/// excess below U − L are tried — corners against the other box, and pairs of edges whose closest
+/// points are interior to both (any other closest pair contains a corner).
+///
+/// The normal is the difference of the closest pair taken in the frame where it is exact: a clamp
+/// leaves the free coordinates unchanged, so a face normal stays exactly that box's axis, and the
+/// edge-pair axis e_i × b_j is exact in A's frame. start_n_B = Rᵀ start_n and start_separation_m,
+/// the separation along start_n, are the caller's (it has them from its own test).
+void separated_closest_points(const BoxPairInA& pair, const Vec3& start_n, const Vec3& start_n_B,
+                              double start_separation_m, int start_i, int start_j, double certify_m,
+                              BoxClosestPoints& out) {
+  const Vec3& h_a = pair.h_a;
+  const Vec3& h_b = pair.h_b;
+  const Mat3& R = pair.R;
+
+  double upper_squared_m2 = std::numeric_limits<double>::infinity();
+  double upper_m = std::numeric_limits<double>::infinity();
+  Vec3 upper_a = Vec3::Zero(), upper_b = Vec3::Zero(), upper_direction = start_n;
+  // B's corner (in A's frame) and its closest point on A.
+  auto offer_corner_of_b = [&](const Vec3& corner_b) {
+    const Vec3 on_a = clamp_to_box(corner_b, h_a);
+    const Vec3 gap = corner_b - on_a;
+    const double d2 = gap.squaredNorm();
+    if (d2 < upper_squared_m2) {
+      upper_squared_m2 = d2;
+      upper_a = on_a;
+      upper_b = corner_b;
+      upper_direction = gap;
+    }
+  };
+  // A's corner and its closest point on B, found in B's frame.
+  auto offer_corner_of_a = [&](const Vec3& corner_a) {
+    const Vec3 corner_a_B = transpose_times(R, corner_a) - pair.p_B;
+    const Vec3 on_b_B = clamp_to_box(corner_a_B, h_b);
+    const Vec3 gap_B = on_b_B - corner_a_B;
+    const double d2 = gap_B.squaredNorm();
+    if (d2 < upper_squared_m2) {
+      upper_squared_m2 = d2;
+      upper_a = corner_a;
+      upper_b = pair.p + times(R, on_b_B);
+      upper_direction = times(R, gap_B);
+    }
+  };
+  // A's edge along e_i through corner_a and B's along b_j through corner_b_B (B's frame).
+  auto offer_edges = [&](int i, const Vec3& corner_a, int j, const Vec3& corner_b_B) {
+    Vec3 middle_a = corner_a, middle_b_B = corner_b_B;
+    middle_a[i] = 0.0;
+    middle_b_B[j] = 0.0;
+    Vec3 on_a, on_b;
+    if (!interior_edge_points(pair, i, middle_a, j, pair.p + times(R, middle_b_B), on_a, on_b)) {
+      return;
+    }
+    const Vec3 gap = on_b - on_a;
+    const double d2 = gap.squaredNorm();
+    if (d2 < upper_squared_m2) {
+      upper_squared_m2 = d2;
+      upper_a = on_a;
+      upper_b = on_b;
+      const Vec3 axis = Vec3::Unit(i).cross(Vec3(R.col(j)));
+      upper_direction = gap.dot(axis) < 0.0 ? Vec3(-axis) : axis;
+    }
+  };
+
+  double lower_m = -std::numeric_limits<double>::infinity();
+  Vec3 lower_n = start_n;
+  // The closest pair found, centred on its own direction (so that point_b − point_a =
+  // distance·normal; the points move by rounding only). Not on the direction of the lower bound:
+  // near a flat optimum (nearly parallel edges) the two agree in distance to second order while
+  // their directions may differ to first.
+  auto finish = [&] {
+    const Vec3 normal = upper_direction / std::sqrt(upper_direction.squaredNorm());
+    const Vec3 middle = 0.5 * (upper_a + upper_b);
+    out.normal = normal;
+    out.distance_m = upper_m;
+    out.point_a = middle - 0.5 * upper_m * normal;
+    out.point_b = middle + 0.5 * upper_m * normal;
+  };
+
+  Vec3 n = start_n;
+  for (int step = 0; step < kDistanceSteps; ++step) {
+    const Vec3 n_B = step == 0 ? start_n_B : transpose_times(R, n);
+    const Vec3 corner_a = support_corner(n, h_a);
+    const Vec3 corner_b_B = -support_corner(n_B, h_b);
+    const Vec3 corner_b = pair.p + times(R, corner_b_B);
+    const double separation_m = step == 0 ? start_separation_m : n.dot(corner_b - corner_a);
+    if (separation_m > lower_m) {
+      lower_m = separation_m;
+      lower_n = n;
+      if (upper_m - lower_m <= certify_m) return finish();
+    }
+    if (step + 1 == kDistanceSteps) break;
+    offer_corner_of_b(corner_b);
+    offer_corner_of_a(corner_a);
+    if (step > 0) {
+      offer_edges(smallest_component(n), corner_a, smallest_component(n_B), corner_b_B);
+    } else if (start_i >= 0) {
+      offer_edges(start_i, corner_a, start_j, corner_b_B);
+    }
+    upper_m = std::sqrt(upper_squared_m2);
+    if (upper_m - lower_m <= certify_m) return finish();
+    n = upper_direction / std::sqrt(upper_direction.squaredNorm());
+  }
+
+  // The pruned exhaustive search along lower_n.
+  const Vec3 n_B = transpose_times(R, lower_n);
+  const Vec3 support_a = support_corner(lower_n, h_a);
+  const Vec3 support_b_B = -support_corner(n_B, h_b);
+  // Excess of flipping one coordinate of a support corner.
+  const Vec3 flip_a = 2.0 * h_a.cwiseProduct(lower_n.cwiseAbs());
+  const Vec3 flip_b = 2.0 * h_b.cwiseProduct(n_B.cwiseAbs());
+  auto slack = [&] { return std::sqrt(upper_squared_m2) - lower_m + certify_m; };
+  auto flipped = [](const Vec3& corner, int flips) {
+    return Vec3((flips & 1) ? -corner[0] : corner[0], (flips & 2) ? -corner[1] : corner[1],
+                (flips & 4) ? -corner[2] : corner[2]);
+  };
+  auto excess = [](const Vec3& flip, int flips) {
+    return ((flips & 1) ? flip[0] : 0.0) + ((flips & 2) ? flip[1] : 0.0) +
+           ((flips & 4) ? flip[2] : 0.0);
+  };
+  for (int flips = 0; flips < 8; ++flips) {
+    if (excess(flip_b, flips) < slack()) {
+      offer_corner_of_b(pair.p + times(R, flipped(support_b_B, flips)));
+    }
+    if (excess(flip_a, flips) < slack()) offer_corner_of_a(flipped(support_a, flips));
+  }
+  // Edges: A's along e_i through its support corner flipped by flips_a (bit i clear), B's alike.
+  for (int i = 0; i < 3; ++i) {
+    for (int flips_a = 0; flips_a < 8; ++flips_a) {
+      if (flips_a & (1 << i)) continue;
+      const double excess_a = excess(flip_a, flips_a);
+      if (!(excess_a < slack())) continue;
+      const Vec3 corner_a = flipped(support_a, flips_a);
+      for (int j = 0; j < 3; ++j) {
+        for (int flips_b = 0; flips_b < 8; ++flips_b) {
+          if ((flips_b & (1 << j)) || !(excess_a + excess(flip_b, flips_b) < slack())) continue;
+          offer_edges(i, corner_a, j, flipped(support_b_B, flips_b));
+        }
+      }
+    }
+  }
+  upper_m = std::sqrt(upper_squared_m2);
+  finish();
+}
+
 }  // namespace
 
 void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
              ContactManifold& out) {
-  const Vec3 h_a = core_half_extents(a);
-  const Vec3 h_b = core_half_extents(b);
+  BoxPairInA pair;
+  pair.h_a = core_half_extents(a);
+  pair.h_b = core_half_extents(b);
+  // Everything in A's frame: B's axes are the columns of R_AB, its centre is p_AB.
+  pair.R = X_WA.R.transpose() * X_WB.R;
+  pair.p = X_WA.R.transpose() * (X_WB.p - X_WA.p);
+  pair.p_B = pair.R.transpose() * pair.p;
+  const Vec3& h_a = pair.h_a;
+  const Vec3& h_b = pair.h_b;
+  const Mat3& R_AB = pair.R;
+  const Vec3& p_AB = pair.p;
   const double r_a = a.smoothing_radius_m;
   const double r_b = b.smoothing_radius_m;
-  // Everything in A's frame: B's axes are the columns of R_AB, its centre is p_AB.
-  const Mat3 R_AB = X_WA.R.transpose() * X_WB.R;
-  const Vec3 p_AB = X_WA.R.transpose() * (X_WB.p - X_WA.p);
   const double size_m = a.half_extents_m.maxCoeff() + b.half_extents_m.maxCoeff();
   const double tolerance_m = kRelativeTolerance * size_m;
 
-  // Separation of the cores along the unit axis u_A: |p_AB·u| minus both boxes' half widths along
-  // u. Every projection is a dot product with u itself (no orthonormality identities), so the
-  // result is the separation along a true unit direction up to rounding even when u comes from
-  // nearly parallel edges.
-  auto separation = [&](const Vec3& u_A) {
-    const double radius_a_m = h_a.dot(u_A.cwiseAbs());
-    const double radius_b_m = h_b.dot((R_AB.transpose() * u_A).cwiseAbs());
-    return std::abs(p_AB.dot(u_A)) - radius_a_m - radius_b_m;
+  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
+                      double distance_m) {
+    ContactGeometry g;
+    g.point_a_W = X_WA.transform_point(point_a_A);
+    g.point_b_W = X_WA.transform_point(point_b_A);
+    g.normal_W = X_WA.R * n_A;
+    g.distance_m = distance_m;
+    sweep(g, r_a, r_b);
+    return g;
   };
 
-  // Separating-axis test (Gottschalk, Lin & Manocha 1996): faces of A, faces of B, edge pairs.
-  enum class AxisKind { face_a, face_b, edges };
-  struct Axis {
-    AxisKind kind = AxisKind::face_a;
-    int i = 0, j = 0;
-    Vec3 u_A = Vec3::UnitX();
-    double separation_m = -std::numeric_limits<double>::infinity();
+  // Separated cores: exact closest points (separated_closest_points, to 64 ε of the coordinates'
+  // magnitude). Rounded boxes whose swept shapes touch through a face go on below instead, for
+  // the face patch rather than one point.
+  const double certify_m =
+      64.0 * std::numeric_limits<double>::epsilon() * (size_m + p_AB.cwiseAbs().maxCoeff());
+  auto try_separated = [&](const Vec3& start_n, const Vec3& start_n_B, double separation_m,
+                           int start_i, int start_j) {
+    BoxClosestPoints closest;
+    separated_closest_points(pair, start_n, start_n_B, separation_m, start_i, start_j, certify_m,
+                             closest);
+    if (!(closest.distance_m - r_a - r_b > tolerance_m)) return false;
+    out.points[0] = to_world(closest.point_a, closest.point_b, closest.normal, closest.distance_m);
+    out.count = 1;
+    return true;
   };
-  Axis best;
-  auto consider = [&](AxisKind kind, int i, int j, const Vec3& u_A, double separation_m) {
-    // Later kinds must beat the current best by the tolerance: faces give stable patches.
-    const double preference_m = kind == AxisKind::face_a ? 0.0 : tolerance_m;
-    if (separation_m > best.separation_m + preference_m) best = {kind, i, j, u_A, separation_m};
-  };
-  for (int i = 0; i < 3; ++i) {
-    const Vec3 u_A = Vec3::Unit(i);
-    consider(AxisKind::face_a, i, 0, u_A, separation(u_A));
+  // First without the separating-axis test, from the direction between the centres when the boxes
+  // are separated along it (else they probably overlap, and the test below is needed anyway).
+  // The separation along n is n·p − h_a·|n| − h_b·|Rᵀn|, and n·p is the centre distance.
+  const double centre_distance_m = p_AB.norm();
+  if (centre_distance_m > 0.0) {
+    const Vec3 n = p_AB / centre_distance_m;
+    const Vec3 n_B = transpose_times(R_AB, n);
+    const double separation_m = centre_distance_m - h_a.dot(n.cwiseAbs()) - h_b.dot(n_B.cwiseAbs());
+    if (separation_m > tolerance_m && try_separated(n, n_B, separation_m, -1, -1)) return;
   }
-  for (int j = 0; j < 3; ++j) {
-    const Vec3 u_A = R_AB.col(j);
-    consider(AxisKind::face_b, 0, j, u_A, separation(u_A));
-  }
-  std::array<std::array<double, 3>, 3> edge_separation_m{};
-  std::array<std::array<Vec3, 3>, 3> edge_axis_A{};
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      // e_i × b_j is exact in A's frame (a permutation of b_j's components with one sign change).
-      const Vec3 cross_A = Vec3::Unit(i).cross(Vec3(R_AB.col(j)));
-      const double length = cross_A.norm();
-      edge_separation_m[i][j] = -std::numeric_limits<double>::infinity();
-      if (!(length > 1e-150)) continue;  // parallel edges: their cross product is no direction
-      edge_axis_A[i][j] = cross_A / length;
-      edge_separation_m[i][j] = separation(edge_axis_A[i][j]);
-      consider(AxisKind::edges, i, j, edge_axis_A[i][j], edge_separation_m[i][j]);
+
+  const Axis best = separating_axes(pair, tolerance_m);
+  if (best.separation_m > tolerance_m) {
+    const Vec3 n = sign_of(p_AB.dot(best.u_A)) * best.u_A;
+    if (try_separated(n, transpose_times(R_AB, n), best.separation_m,
+                      best.kind == AxisKind::edges ? best.i : -1, best.j)) {
+      return;
     }
   }
 
@@ -651,21 +1022,17 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     }
   };
 
-  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
-                      double distance_m) {
-    ContactGeometry g;
-    g.point_a_W = X_WA.transform_point(point_a_A);
-    g.point_b_W = X_WA.transform_point(point_b_A);
-    g.normal_W = X_WA.R * n_A;
-    g.distance_m = distance_m;
-    sweep(g, r_a, r_b);
-    return g;
+  // The unit edge axis e_i × b_j in A's frame.
+  auto edge_axis = [&](int i, int j) {
+    return Vec3(Vec3::Unit(i).cross(Vec3(R_AB.col(j)))).normalized();
   };
 
   if (best.separation_m > tolerance_m) {
-    // Separated cores. The SAT separation is only a lower bound: the exact distance is attained by
-    // a corner against the other box, or (when no closest pair contains a corner) by two edges
-    // joined along their common perpendicular — then an edge-pair axis with that separation > 0.
+    // Only rounded boxes whose swept shapes touch come here (separated_closest_points answered the
+    // others): the closest points again, by exhaustion, to decide between one point and a patch.
+    // The SAT separation is only a lower bound: the exact distance is attained by a corner against
+    // the other box, or (when no closest pair contains a corner) by two edges joined along their
+    // common perpendicular — then an edge-pair axis with that separation > 0.
     SegmentClosestPoints closest;
     closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
     // The common case first: the best axis is a face normal and the other box's support corner
@@ -716,8 +1083,8 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     // bounds every axis' separation from above, only axes within the tolerance of the best can.
     for (int i = 0; i < 3 && !face_found; ++i) {
       for (int j = 0; j < 3; ++j) {
-        if (!(edge_separation_m[i][j] >= best.separation_m - tolerance_m)) continue;
-        const Vec3& u_A = edge_axis_A[i][j];
+        if (!(edge_separation(pair, i, j) >= best.separation_m - tolerance_m)) continue;
+        const Vec3 u_A = edge_axis(i, j);
         closest_support_edges(i, j, sign_of(p_AB.dot(u_A)) * u_A, true, closest);
       }
     }
@@ -751,10 +1118,28 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     // Edge–edge: the minimum translation makes the two support edges touch; their closest points
     // (the edges cross in the projection along n) carry the contact, placed symmetrically so that
     // point_b − point_a = distance·n holds exactly.
-    SegmentClosestPoints closest;
-    closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
-    closest_support_edges(best.i, best.j, n_A, false, closest);
-    const Vec3 middle_A = 0.5 * (closest.point_p + closest.point_q);
+    // The support edges are unique unless n has (almost) no component across one of them; then
+    // closest_support_edges tries both parallel edges.
+    const int i = best.i, j = best.j;
+    const Vec3 n_B = transpose_times(R_AB, n_A);
+    Vec3 middle_a = support_corner(n_A, h_a);
+    Vec3 middle_b_B = -support_corner(n_B, h_b);
+    middle_a[i] = 0.0;
+    middle_b_B[j] = 0.0;
+    Vec3 on_a, on_b;
+    const bool unique_edges = std::abs(n_A[(i + 1) % 3]) > kSupportTieComponent &&
+                              std::abs(n_A[(i + 2) % 3]) > kSupportTieComponent &&
+                              std::abs(n_B[(j + 1) % 3]) > kSupportTieComponent &&
+                              std::abs(n_B[(j + 2) % 3]) > kSupportTieComponent;
+    if (!unique_edges ||
+        !interior_edge_points(pair, i, middle_a, j, p_AB + times(R_AB, middle_b_B), on_a, on_b)) {
+      SegmentClosestPoints closest;
+      closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
+      closest_support_edges(i, j, n_A, false, closest);
+      on_a = closest.point_p;
+      on_b = closest.point_q;
+    }
+    const Vec3 middle_A = 0.5 * (on_a + on_b);
     const double d = best.separation_m;
     out.points[0] = to_world(middle_A - 0.5 * d * n_A, middle_A + 0.5 * d * n_A, n_A, d);
     out.count = 1;
@@ -762,55 +1147,78 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
   }
 
   // Face contact: clip the incident face against the reference face (Box2D's b2ClipPolygons and
-  // Bullet's btBoxBoxDetector follow the same scheme). Keep the points within r_A + r_B (+ the
-  // touching tolerance) of the reference plane.
+  // Bullet's btBoxBoxDetector follow the same scheme), in the reference box's frame. Keep the
+  // points within r_A + r_B (+ the touching tolerance) of the reference plane, choose at most
+  // max_points of them there, and bring only those to world.
+  const bool reference_a = best.kind == AxisKind::face_a;
   std::array<Vec3, kMaxCandidates> polygon;
   std::array<double, kMaxCandidates> heights_m;
-  PatchCandidates candidates;
-  const double keep_below_m = r_a + r_b + tolerance_m;
-  if (best.kind == AxisKind::face_a) {
-    const double sign = sign_of(p_AB[best.i]);
-    const int count = clip_incident_face(h_a, best.i, sign, R_AB, p_AB, h_b, polygon, heights_m);
-    for (int k = 0; k < count; ++k) {
-      if (heights_m[k] > keep_below_m) continue;
-      // B's point, and its projection onto A's face.
-      candidates.add(X_WA.transform_point(polygon[k] - heights_m[k] * n_A),
-                     X_WA.transform_point(polygon[k]), X_WA.R * n_A, heights_m[k]);
-    }
+  int count = 0;
+  int axis = 0;
+  Vec3 face_normal = Vec3::Zero();  // reference face's outward normal, in its box's frame
+  Vec3 n_reference = Vec3::Zero();  // the pair's normal (A to B), in the reference box's frame
+  if (reference_a) {
+    axis = best.i;
+    const double sign = sign_of(p_AB[axis]);
+    count = clip_incident_face(h_a, axis, sign, R_AB, p_AB, h_b, polygon, heights_m);
+    face_normal[axis] = sign;
+    n_reference = n_A;
   } else {
     // Reference face on B, seen from B's frame: A's axes are the rows of R_AB.
+    axis = best.j;
     const Mat3 R_BA = R_AB.transpose();
-    const Vec3 p_BA = -(R_BA * p_AB);
     const Vec3 m_B = -(R_BA * n_A);  // B's outward face normal, towards A
-    const double sign = m_B[best.j] < 0.0 ? -1.0 : 1.0;
-    const int count = clip_incident_face(h_b, best.j, sign, R_BA, p_BA, h_a, polygon, heights_m);
-    const Vec3 face_normal_B = sign * Vec3::Unit(best.j);
-    for (int k = 0; k < count; ++k) {
-      if (heights_m[k] > keep_below_m) continue;
-      // A's point, and its projection onto B's face.
-      candidates.add(X_WB.transform_point(polygon[k]),
-                     X_WB.transform_point(polygon[k] - heights_m[k] * face_normal_B),
-                     -(X_WB.R * face_normal_B), heights_m[k]);
-    }
+    const double sign = m_B[axis] < 0.0 ? -1.0 : 1.0;
+    count = clip_incident_face(h_b, axis, sign, R_BA, -pair.p_B, h_a, polygon, heights_m);
+    face_normal[axis] = sign;
+    n_reference = -face_normal;
   }
-  if (candidates.count == 0) {
+  const double keep_below_m = r_a + r_b + tolerance_m;
+  std::array<Vec3, kMaxCandidates> tangential;
+  std::array<double, kMaxCandidates> distance_m;
+  std::array<int, kMaxCandidates> vertex;
+  int kept = 0;
+  for (int k = 0; k < count; ++k) {
+    if (heights_m[k] > keep_below_m) continue;
+    tangential[kept] = polygon[k];
+    tangential[kept][axis] = 0.0;
+    distance_m[kept] = heights_m[k] - r_a - r_b;
+    vertex[kept++] = k;
+  }
+  if (kept == 0) {
     // Only reachable through rounding in degenerate configurations (the support vertex of the
     // incident box lies on a side plane of the reference face): the incident box's deepest corner
     // and its projection onto the reference plane.
     const double d = best.separation_m;
-    const Vec3 deepest_b_A =
-        p_AB + R_AB * (-(R_AB.transpose() * n_A)).unaryExpr(&sign_of).cwiseProduct(h_b);
-    const Vec3 deepest_a_A = h_a.cwiseProduct(n_A.unaryExpr(&sign_of));
-    if (best.kind == AxisKind::face_a) {
-      candidates.add(X_WA.transform_point(deepest_b_A - d * n_A), X_WA.transform_point(deepest_b_A),
-                     X_WA.R * n_A, d);
+    if (reference_a) {
+      const Vec3 deepest_b_A =
+          p_AB + R_AB * (-(R_AB.transpose() * n_A)).unaryExpr(&sign_of).cwiseProduct(h_b);
+      out.points[0] = to_world(deepest_b_A - d * n_A, deepest_b_A, n_A, d);
     } else {
-      candidates.add(X_WA.transform_point(deepest_a_A), X_WA.transform_point(deepest_a_A + d * n_A),
-                     X_WA.R * n_A, d);
+      const Vec3 deepest_a_A = h_a.cwiseProduct(n_A.unaryExpr(&sign_of));
+      out.points[0] = to_world(deepest_a_A, deepest_a_A + d * n_A, n_A, d);
     }
+    out.count = 1;
+    return;
   }
-  for (int k = 0; k < candidates.count; ++k) sweep(candidates.points[k], r_a, r_b);
-  reduce_patch(candidates, max_points, size_m, out);
+  std::array<int, max_manifold_points> chosen;
+  out.count =
+      choose_patch_points(tangential, distance_m, kept, n_reference, max_points, size_m, chosen);
+  const Pose& X_WR = reference_a ? X_WA : X_WB;
+  const Vec3 face_normal_W = face_normal[axis] * X_WR.R.col(axis);
+  const Vec3 normal_W = reference_a ? face_normal_W : Vec3(-face_normal_W);
+  for (int c = 0; c < out.count; ++c) {
+    const int k = vertex[chosen[c]];
+    const Vec3 incident_W = X_WR.transform_point(polygon[k]);
+    const Vec3 on_face_W = incident_W - heights_m[k] * face_normal_W;
+    ContactGeometry& g = out.points[c];
+    // A's point first: on the reference face when it is A's, else the incident one.
+    g.point_a_W = reference_a ? on_face_W : incident_W;
+    g.point_b_W = reference_a ? incident_W : on_face_W;
+    g.normal_W = normal_W;
+    g.distance_m = heights_m[k];
+    sweep(g, r_a, r_b);
+  }
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -93,12 +93,15 @@ void cylinder_half_space(const Shape& cylinder, const Pose& X_WA, const Shape& h
 ///   clipped contact polygon of the reference face and the most anti-parallel (incident) face of
 ///   the other box (Sutherland–Hodgman; as in Box2D and Bullet's box–box), reduced to max_points;
 ///   an edge axis gives one point between the two edges.
-/// - Separated cores (largest separation > 1e-12 of the boxes' size): the exact distance as the
-///   minimum over the 16 corner–box distances and the edge–edge pairs of the positive
-///   cross-product axes (a closest pair with no corner has both points inside edges, and then
-///   joins them along their common perpendicular); the normal is the best axis when that axis
-///   realises the distance. One point — unless smoothing radii make the boxes touch through a
-///   face that realises the distance: then the face patch as above.
+/// - Separated cores (separated along the centre direction or along the best axis by more than
+///   1e-12 of the boxes' size): the exact distance, bracketed between lower bounds (the
+///   separation along a direction) and upper bounds (a corner and its closest point on the other
+///   box, or two edges joined along their common perpendicular), first from the centre direction
+///   without the separating-axis test. The bracket closes to 64 ε of the coordinates' magnitude
+///   in two steps when a corner is among the closest points; otherwise it prunes an exhaustive
+///   search over corners and edge pairs. The normal is exact when a face normal or an edge-pair
+///   axis realises the distance. One point — unless smoothing radii make the boxes touch through
+///   a face that realises the distance: then the face patch as above.
 void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
              ContactManifold& out);
 
