@@ -697,6 +697,10 @@ struct BoxClosestPoints {
   double distance_m = 0.0;
 };
 
+/// NarrowPhaseCache::valid tag of a box–box warm start (data[0..2]: the last separated normal in
+/// A's frame).
+constexpr std::int32_t kBoxBoxWarmStart = 0x426f7842;  // "BxoB"
+
 // Lower bounds tried by separated_closest_points before its pruned exhaustive search.
 constexpr int kDistanceSteps = 3;
 
@@ -917,7 +921,7 @@ void separated_closest_points(const BoxPairInA& pair, const Vec3& start_n, const
 }  // namespace
 
 void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
-             ContactManifold& out) {
+             ContactManifold& out, NarrowPhaseCache* cache) {
   BoxPairInA pair;
   pair.h_a = core_half_extents(a);
   pair.h_b = core_half_extents(b);
@@ -958,8 +962,20 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     if (!(closest.distance_m - r_a - r_b > tolerance_m)) return false;
     out.points[0] = to_world(closest.point_a, closest.point_b, closest.normal, closest.distance_m);
     out.count = 1;
+    if (cache != nullptr) {
+      cache->valid = kBoxBoxWarmStart;
+      for (int k = 0; k < 3; ++k) cache->data[k] = closest.normal[k];
+    }
     return true;
   };
+  // The last separated normal of this pair first, when it still separates the cores.
+  if (cache != nullptr && cache->valid == kBoxBoxWarmStart) {
+    const Vec3 n(cache->data[0], cache->data[1], cache->data[2]);
+    const Vec3 n_B = transpose_times(R_AB, n);
+    const double separation_m = n.dot(p_AB) - h_a.dot(n.cwiseAbs()) - h_b.dot(n_B.cwiseAbs());
+    if (separation_m > tolerance_m && try_separated(n, n_B, separation_m, -1, -1)) return;
+    cache->valid = 0;
+  }
   // First without the separating-axis test, from the direction between the centres when the boxes
   // are separated along it (else they probably overlap, and the test below is needed anyway).
   // The separation along n is n·p − h_a·|n| − h_b·|Rᵀn|, and n·p is the centre distance.
@@ -1257,7 +1273,7 @@ constexpr std::array<std::pair<ShapeType, ShapeType>, 9> kSupportedPairs{{
 
 /// Solves a pair given in the order of kSupportedPairs; false when (a, b) is not in that list.
 bool solve_in_order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                    int max_points, ContactManifold& out) {
+                    int max_points, NarrowPhaseCache* cache, ContactManifold& out) {
   out.count = 1;
   ContactGeometry& first = out.points[0];
   switch (pair_code(a.type, b.type)) {
@@ -1282,7 +1298,7 @@ bool solve_in_order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose
       capsule_half_space(a, X_WA, b, X_WB, max_points, out);
       return true;
     case pair_code(ShapeType::box, ShapeType::box):
-      box_box(a, X_WA, b, X_WB, max_points, out);
+      box_box(a, X_WA, b, X_WB, max_points, out, cache);
       return true;
     case pair_code(ShapeType::box, ShapeType::half_space):
       box_half_space(a, X_WA, b, X_WB, max_points, out);
@@ -1322,11 +1338,11 @@ bool PrimitiveNarrowPhase::supports(ShapeType a, ShapeType b) const {
 }
 
 void PrimitiveNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                                 NarrowPhaseCache& /*cache*/, ContactManifold& manifold) {
-  // Closed forms need no warm start; the cache stays untouched.
-  if (solve_in_order(a, X_WA, b, X_WB, max_points_, manifold)) return;
+                                 NarrowPhaseCache& cache, ContactManifold& manifold) {
+  // Only box–box keeps a warm start in the cache (its last separating normal).
+  if (solve_in_order(a, X_WA, b, X_WB, max_points_, &cache, manifold)) return;
   // B–A order: solve with the roles exchanged, then exchange them back.
-  if (solve_in_order(b, X_WB, a, X_WA, max_points_, manifold)) {
+  if (solve_in_order(b, X_WB, a, X_WA, max_points_, &cache, manifold)) {
     swap_order(manifold);
     return;
   }

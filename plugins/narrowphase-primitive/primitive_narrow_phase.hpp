@@ -102,8 +102,12 @@ void cylinder_half_space(const Shape& cylinder, const Pose& X_WA, const Shape& h
 ///   search over corners and edge pairs. The normal is exact when a face normal or an edge-pair
 ///   axis realises the distance. One point — unless smoothing radii make the boxes touch through
 ///   a face that realises the distance: then the face patch as above.
+///
+/// `cache` (optional, the pair's NarrowPhaseCache): the normal of this pair's last separated
+/// answer, in A's frame, is tried first and kept up to date (temporal coherence: when the boxes
+/// have moved little it brackets the distance at once). The answer is exact with or without it.
 void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
-             ContactManifold& out);
+             ContactManifold& out, NarrowPhaseCache* cache = nullptr);
 
 /// Closest points of the segments p0–p1 and q0–q1 (either may have zero length): p0 + s(p1 − p0)
 /// and q0 + t(q1 − q0), s, t in [0, 1]. The minimum over the interior stationary point (computed
