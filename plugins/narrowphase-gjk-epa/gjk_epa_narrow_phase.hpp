@@ -51,9 +51,12 @@ class GjkEpaNarrowPhase final : public NarrowPhase {
 
   /// Every pair except half_space–half_space.
   bool supports(ShapeType a, ShapeType b) const override;
-  /// One contact point per pair. `cache` keeps the support directions of the final simplex (or
-  /// EPA face) in A's frame and restarts GJK from them. Throws contactlab::SimulationError only for
-  /// an unsupported pair; numerical trouble ends in a best-so-far answer counted in statistics().
+  /// One contact point per pair. `cache` keeps, in A's frame, the support directions of the final
+  /// simplex, or after EPA those of the contact face plus the direction opposite its normal
+  /// (polytope cores) or of EPA's initial tetrahedron (curved cores), and restarts GJK from them;
+  /// it also keeps the hull vertices the last supports ended at, where the next hill climbs
+  /// start. Throws contactlab::SimulationError only for an unsupported pair; numerical trouble
+  /// ends in a best-so-far answer counted in statistics().
   void query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
              NarrowPhaseCache& cache, ContactManifold& out) override;
   NarrowPhaseStatistics statistics() const override { return statistics_; }
