@@ -91,12 +91,15 @@ class CoreSupport {
       hull_ = shape.hull;
       vertex_ = start_vertex < hull_->vertex_count ? start_vertex : 0;
       climb_ = hull_->neighbor_offsets != nullptr && hull_->neighbors != nullptr &&
-               hull_->vertex_count > kScanBelow;
+               hull_->vertex_count >= kHullClimbFrom;
     }
   }
 
   Vec3 operator()(const Vec3& d_G) {
-    if (hull_ != nullptr) return hull_->vertices[climb_ ? climb(d_G) : scan(d_G)];
+    if (hull_ != nullptr) {
+      vertex_ = hull_support_vertex(*hull_, d_G, vertex_);
+      return hull_->vertices[vertex_];
+    }
     if (shape_.type == ShapeType::box) {
       // copysign is branch-free: the signs of successive directions are as good as random, and
       // mispredicted branches on them cost more than the rest of the support. (A zero component
@@ -110,49 +113,12 @@ class CoreSupport {
 
   /// The hull vertex found last (0 for other shapes): the next climb's start vertex.
   std::uint32_t last_vertex() const { return vertex_; }
+  /// A hull large enough to be climbed (the SDK scans smaller ones, where a start vertex is moot).
   bool is_hull() const { return climb_; }
   /// Starts the next climb at hull vertex `vertex` (a vertex an earlier support returned).
   void start_at(std::uint32_t vertex) { vertex_ = vertex; }
 
  private:
-  static constexpr std::uint32_t kScanBelow = 12;  // below this a scan beats a climb
-
-  std::uint32_t scan(const Vec3& d) {
-    const Vec3* vertices = hull_->vertices;
-    std::uint32_t best = 0;
-    double best_dot = d.dot(vertices[0]);
-    for (std::uint32_t i = 1; i < hull_->vertex_count; ++i) {
-      const double value = d.dot(vertices[i]);
-      if (value > best_dot) {
-        best_dot = value;
-        best = i;
-      }
-    }
-    return vertex_ = best;
-  }
-
-  // Steepest ascent over the vertex adjacency; each move strictly increases d·x, so it ends, and
-  // a vertex no neighbour improves on maximises d·x over a convex polytope.
-  std::uint32_t climb(const Vec3& d) {
-    const Vec3* vertices = hull_->vertices;
-    std::uint32_t best = vertex_;
-    double best_dot = d.dot(vertices[best]);
-    std::uint32_t at = best;
-    do {
-      at = best;
-      const std::uint32_t end = hull_->neighbor_offsets[at + 1];
-      for (std::uint32_t k = hull_->neighbor_offsets[at]; k < end; ++k) {
-        const std::uint32_t j = hull_->neighbors[k];
-        const double value = d.dot(vertices[j]);
-        if (value > best_dot) {
-          best_dot = value;
-          best = j;
-        }
-      }
-    } while (best != at);
-    return vertex_ = best;
-  }
-
   const Shape& shape_;
   Vec3 box_half_extents_ = Vec3::Zero();  // box core half sizes [m]
   const ConvexHull* hull_ = nullptr;

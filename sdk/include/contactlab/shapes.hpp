@@ -72,6 +72,9 @@ struct ConvexHull {
   Vec3 centroid = Vec3::Zero();  ///< volume centroid in G (an interior point) [m]
 };
 
+/// Hulls with at least this many vertices (and an adjacency) are climbed; smaller ones scanned.
+inline constexpr std::uint32_t kHullClimbFrom = 32;
+
 /// Index of a vertex of `hull` maximising d·x. Small hulls are scanned; larger ones are climbed
 /// along the vertex adjacency (as Bullet's and Jolt's hull supports do): on a convex polytope a
 /// vertex whose neighbours are all no better is a global maximum of the linear function, so the
@@ -80,8 +83,7 @@ struct ConvexHull {
 /// the scan ignores it.
 inline std::uint32_t hull_support_vertex(const ConvexHull& hull, const Vec3& d,
                                          std::uint32_t start = 0) {
-  constexpr std::uint32_t kScanBelow = 32;  // below this a linear scan is as fast
-  const bool scan = hull.vertex_count < kScanBelow || hull.neighbor_offsets == nullptr;
+  const bool scan = hull.vertex_count < kHullClimbFrom || hull.neighbor_offsets == nullptr;
   std::uint32_t best = !scan && start < hull.vertex_count ? start : 0;
   double best_dot = d.dot(hull.vertices[best]);
   if (scan) {
