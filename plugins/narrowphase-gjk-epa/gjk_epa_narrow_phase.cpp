@@ -1206,7 +1206,9 @@ GjkEpaNarrowPhase::~GjkEpaNarrowPhase() = default;
 ParameterSchema GjkEpaNarrowPhase::schema() {
   return {
       real_parameter("tolerance", 1e-12, 0.0, 1e-2, "",
-                     "relative accuracy of distances and penetration depths"),
+                     "relative accuracy of distances and penetration depths; EPA on curved cores "
+                     "(ellipsoid, cylinder, cone, beam), where it converges slowly, stops at 1e-9 "
+                     "of the shape size when this is smaller"),
       integer_parameter("max_iterations", 128, 4, 100000,
                         "iteration limit of each GJK and each EPA run (best result so far beyond)"),
   };
