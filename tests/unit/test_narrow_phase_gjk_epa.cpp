@@ -26,6 +26,7 @@
 #include <contactlab/core/shape_library.hpp>
 
 #include "gjk_epa_narrow_phase.hpp"
+#include "narrow_phase_test_support.hpp"
 #include "primitive_narrow_phase.hpp"
 
 // Allocation counter for the "query never allocates" test: the replaceable global allocation
@@ -90,6 +91,7 @@ using contactlab::Shape;
 using contactlab::ShapeType;
 using contactlab::Vec3;
 using contactlab::plugins::GjkEpaNarrowPhase;
+using namespace contactlab::testing;
 
 namespace {
 
@@ -112,29 +114,6 @@ ContactGeometry run(GjkEpaNarrowPhase& narrow_phase, const Shape& a, const Pose&
   return manifold.points[0];
 }
 
-Mat3 random_rotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> gaussian(0.0, 1.0);
-  // Normalised 4-D Gaussian: uniform over rotations.
-  Eigen::Quaterniond q(gaussian(rng), gaussian(rng), gaussian(rng), gaussian(rng));
-  return q.normalized().toRotationMatrix();
-}
-
-Vec3 random_unit(std::mt19937_64& rng) {
-  std::normal_distribution<double> gaussian(0.0, 1.0);
-  return Vec3(gaussian(rng), gaussian(rng), gaussian(rng)).normalized();
-}
-
-Pose pose(const Mat3& R, const Vec3& p) {
-  Pose X;
-  X.R = R;
-  X.p = p;
-  return X;
-}
-
-Pose translation(const Vec3& p) {
-  return pose(Mat3::Identity(), p);
-}
-
 Pose from_matrix(const double (&m)[12]) {  // row-major 3×4 [R | p]
   Pose X;
   for (int i = 0; i < 3; ++i) {
@@ -145,7 +124,7 @@ Pose from_matrix(const double (&m)[12]) {  // row-major 3×4 [R | p]
 }
 
 Pose from_quaternion(double w, double x, double y, double z, const Vec3& p) {
-  return pose(Eigen::Quaterniond(w, x, y, z).normalized().toRotationMatrix(), p);
+  return make_pose(Eigen::Quaterniond(w, x, y, z).normalized().toRotationMatrix(), p);
 }
 
 double relative_error(double value, double reference) {
@@ -387,7 +366,7 @@ void check_invariants(GjkEpaNarrowPhase& narrow_phase, const Shape& a, const Pos
   }
   CHECK(largest_gap <= g.distance_m + tolerance * size_m);
   const Pose X_WB_touching =
-      translation(X_WB.p - g.distance_m * g.normal_W) * pose(X_WB.R, Vec3::Zero());
+      pose_at(X_WB.p - g.distance_m * g.normal_W) * make_pose(X_WB.R, Vec3::Zero());
   const ContactGeometry touching = run(narrow_phase, a, X_WA, b, X_WB_touching);
   CHECK(std::abs(touching.distance_m) <= touching_tolerance * size_m);
 }
@@ -414,8 +393,9 @@ TEST_CASE("gjk_epa: sphere-sphere matches the closed form within 1e-9 relative o
       if (category == shallow) gap = -(1e-3 + 0.049 * unit(rng)) * size;
       if (category == deep) gap = -(0.05 + 0.9 * unit(rng)) * size;
       const Pose X_WA =
-          pose(random_rotation(rng), Vec3(position(rng), position(rng), position(rng)));
-      const Pose X_WB = pose(random_rotation(rng), X_WA.p + (ra + rb + gap) * random_unit(rng));
+          make_pose(random_rotation(rng), Vec3(position(rng), position(rng), position(rng)));
+      const Pose X_WB =
+          make_pose(random_rotation(rng), X_WA.p + (ra + rb + gap) * random_unit(rng));
       const ContactGeometry expected = contactlab::plugins::sphere_sphere(ra, X_WA.p, rb, X_WB.p);
       const ContactGeometry g =
           run(*narrow_phase, Shape::sphere(ra), X_WA, Shape::sphere(rb), X_WB);
@@ -448,7 +428,7 @@ TEST_CASE("gjk_epa: sphere-box matches the closed form within 1e-9 relative on 3
     const Vec3 h(half(rng), half(rng), half(rng));
     const double r = radius(rng);
     const double size = 2.0 * std::min(r, h.minCoeff());
-    const Pose X_WB = pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
+    const Pose X_WB = make_pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
     const Vec3 reach = h + Vec3::Constant(1.2 * r);
     const Vec3 c_W =
         X_WB.transform_point(Vec3(unit(rng), unit(rng), unit(rng)).cwiseProduct(reach));
@@ -456,8 +436,8 @@ TEST_CASE("gjk_epa: sphere-box matches the closed form within 1e-9 relative on 3
     const Category category = classify(expected.distance_m, size);
     if (category == rejected || found[category] >= kSamples) continue;
     const int i = found[category]++;
-    const ContactGeometry g =
-        run(*narrow_phase, Shape::sphere(r), pose(random_rotation(rng), c_W), Shape::box(h), X_WB);
+    const ContactGeometry g = run(*narrow_phase, Shape::sphere(r),
+                                  make_pose(random_rotation(rng), c_W), Shape::box(h), X_WB);
     distance_error[category].note(relative_error(g.distance_m, expected.distance_m), i);
     normal_error[category].note((g.normal_W - expected.normal_W).norm(), i);
     point_error[category].note(std::max((g.point_a_W - expected.point_a_W).norm(),
@@ -486,9 +466,9 @@ TEST_CASE(
        attempt < 4000000 && *std::min_element(found.begin(), found.end()) < kSamples; ++attempt) {
     Box a{Vec3(half(rng), half(rng), half(rng)), Pose()};
     Box b{Vec3(half(rng), half(rng), half(rng)), Pose()};
-    a.X = pose(random_rotation(rng), 2.0 * random_unit(rng));
+    a.X = make_pose(random_rotation(rng), 2.0 * random_unit(rng));
     const double reach = a.h.norm() + b.h.norm();
-    b.X = pose(random_rotation(rng), a.X.p + reach * std::cbrt(unit(rng)) * random_unit(rng));
+    b.X = make_pose(random_rotation(rng), a.X.p + reach * std::cbrt(unit(rng)) * random_unit(rng));
     const double size = 2.0 * std::min(a.h.minCoeff(), b.h.minCoeff());
     const SatResult sat = sat_box_box(a, b);
     const double expected = sat.penetrating ? -sat.depth : brute_force_box_distance(a, b);
@@ -525,9 +505,10 @@ TEST_CASE("gjk_epa: capsule-capsule matches segment-segment closest points withi
     const double rb = radius(rng);
     const Shape a = Shape::capsule(ra, length(rng));
     const Shape b = Shape::capsule(rb, length(rng));
-    const Pose X_WA = pose(random_rotation(rng), random_unit(rng));
+    const Pose X_WA = make_pose(random_rotation(rng), random_unit(rng));
     const double reach = a.half_length_m + b.half_length_m + ra + rb;
-    const Pose X_WB = pose(random_rotation(rng), X_WA.p + reach * unit(rng) * random_unit(rng));
+    const Pose X_WB =
+        make_pose(random_rotation(rng), X_WA.p + reach * unit(rng) * random_unit(rng));
     auto end = [](const Shape& s, const Pose& X, double sign) {
       return X.transform_point(Vec3(0.0, 0.0, sign * s.half_length_m));
     };
@@ -570,8 +551,8 @@ TEST_CASE(
   for (int i = 0; i < 1500; ++i) {
     const RandomHull hull_a(rng, count(rng), 1.0);
     const RandomHull hull_b(rng, count(rng), 1.0);
-    const Pose X_WA = pose(random_rotation(rng), random_unit(rng));
-    const Pose X_WB = pose(random_rotation(rng), X_WA.p + 2.5 * unit(rng) * random_unit(rng));
+    const Pose X_WA = make_pose(random_rotation(rng), random_unit(rng));
+    const Pose X_WB = make_pose(random_rotation(rng), X_WA.p + 2.5 * unit(rng) * random_unit(rng));
     INFO("sample " << i);
     check_invariants(*narrow_phase, hull_a.shape(), X_WA, hull_b.shape(), X_WB, 1.0, 1e-9, rng);
   }
@@ -587,8 +568,8 @@ TEST_CASE("gjk_epa: smoothed hulls and boxes satisfy the invariants within 1e-9 
     a.smoothing_radius_m = 0.2 * unit(rng);
     Shape b = Shape::box(Vec3(0.3 + unit(rng), 0.3 + unit(rng), 0.3 + unit(rng)));
     b.smoothing_radius_m = 0.25 * unit(rng);
-    const Pose X_WA = pose(random_rotation(rng), Vec3::Zero());
-    const Pose X_WB = pose(random_rotation(rng), 3.0 * unit(rng) * random_unit(rng));
+    const Pose X_WA = make_pose(random_rotation(rng), Vec3::Zero());
+    const Pose X_WB = make_pose(random_rotation(rng), 3.0 * unit(rng) * random_unit(rng));
     INFO("sample " << i);
     check_invariants(*narrow_phase, a, X_WA, b, X_WB, 1.0, 1e-9, rng);
   }
@@ -621,8 +602,8 @@ TEST_CASE(
   for (int i = 0; i < 1200; ++i) {
     const Shape a = random_shape(i % 6);
     const Shape b = random_shape((i / 6) % 6);
-    const Pose X_WA = pose(random_rotation(rng), Vec3::Zero());
-    const Pose X_WB = pose(random_rotation(rng), 3.0 * unit(rng) * random_unit(rng));
+    const Pose X_WA = make_pose(random_rotation(rng), Vec3::Zero());
+    const Pose X_WB = make_pose(random_rotation(rng), 3.0 * unit(rng) * random_unit(rng));
     const ContactGeometry g = run(*narrow_phase, a, X_WA, b, X_WB);
     INFO("sample " << i << " types " << static_cast<int>(a.type) << " "
                    << static_cast<int>(b.type));
@@ -638,11 +619,12 @@ TEST_CASE(
   for (int i = 0; i < 200; ++i) {
     const RandomHull hull_a(rng, 20, 1.0);
     const RandomHull hull_b(rng, 20, 1.0);
-    const Pose X_WA = pose(random_rotation(rng), Vec3::Zero());
+    const Pose X_WA = make_pose(random_rotation(rng), Vec3::Zero());
     const Mat3 R_WB = random_rotation(rng);
     const Vec3 direction = random_unit(rng);
     auto at = [&](double s) {
-      return run(*narrow_phase, hull_a.shape(), X_WA, hull_b.shape(), pose(R_WB, s * direction));
+      return run(*narrow_phase, hull_a.shape(), X_WA, hull_b.shape(),
+                 make_pose(R_WB, s * direction));
     };
     // Bisect the contact distance along the line, from far (separated) to the centre (overlap).
     double far = 5.0;
@@ -672,8 +654,8 @@ TEST_CASE(
 
 TEST_CASE("gjk_epa: coincident centres give exact depths within 1e-12") {
   auto narrow_phase = make_narrow_phase();
-  const Pose X_W = pose(Eigen::AngleAxisd(0.3, Vec3(1, 2, 3).normalized()).toRotationMatrix(),
-                        Vec3(0.4, -0.2, 1.0));
+  const Pose X_W = make_pose(Eigen::AngleAxisd(0.3, Vec3(1, 2, 3).normalized()).toRotationMatrix(),
+                             Vec3(0.4, -0.2, 1.0));
   SECTION("concentric spheres (FCL issue 346) report -(ra + rb) along world +z") {
     const ContactGeometry g = run(*narrow_phase, Shape::sphere(1.0), X_W, Shape::sphere(0.5), X_W);
     CHECK(std::abs(g.distance_m + 1.5) <= 1e-12);
@@ -695,7 +677,7 @@ TEST_CASE("gjk_epa: coincident centres give exact depths within 1e-12") {
   }
   SECTION("crossing capsule axes overlap by the sum of the radii") {
     const Pose X_WB =
-        X_W * pose(Eigen::AngleAxisd(1.0, Vec3::UnitX()).toRotationMatrix(), Vec3::Zero());
+        X_W * make_pose(Eigen::AngleAxisd(1.0, Vec3::UnitX()).toRotationMatrix(), Vec3::Zero());
     const ContactGeometry g =
         run(*narrow_phase, Shape::capsule(0.1, 1.0), X_W, Shape::capsule(0.2, 1.0), X_WB);
     CHECK(std::abs(g.distance_m + 0.3) <= 1e-12);
@@ -703,9 +685,8 @@ TEST_CASE("gjk_epa: coincident centres give exact depths within 1e-12") {
     CHECK(witness_error(g) <= 1e-12);
   }
   SECTION("a sphere centred on a capsule axis overlaps by the sum of the radii") {
-    const ContactGeometry g =
-        run(*narrow_phase, Shape::sphere(0.3), X_W * translation(Vec3(0, 0, 0.2)),
-            Shape::capsule(0.1, 1.0), X_W);
+    const ContactGeometry g = run(*narrow_phase, Shape::sphere(0.3), X_W * pose_at(Vec3(0, 0, 0.2)),
+                                  Shape::capsule(0.1, 1.0), X_W);
     CHECK(std::abs(g.distance_m + 0.4) <= 1e-12);
     CHECK(std::abs(g.normal_W.dot(X_W.R.col(2))) <= 1e-12);
   }
@@ -725,10 +706,10 @@ TEST_CASE("gjk_epa: touching faces give zero distance within 1e-12 of size") {
     const Mat3 R = random_rotation(rng);
     const Vec3 ha(0.5, 0.4, 0.3);
     const Vec3 hb(0.2, 0.25, 0.35);
-    const Pose X_WA = pose(R, Vec3(1.0, 2.0, -1.0));
+    const Pose X_WA = make_pose(R, Vec3(1.0, 2.0, -1.0));
     for (double gap : {0.0, 1e-14, -1e-14, 1e-9, -1e-9}) {
       const Vec3 p_AB(offset(rng), offset(rng), ha.z() + hb.z() + gap);
-      const Pose X_WB = X_WA * translation(p_AB);
+      const Pose X_WB = X_WA * pose_at(p_AB);
       const ContactGeometry g = run(*narrow_phase, Shape::box(ha), X_WA, Shape::box(hb), X_WB);
       INFO("sample " << i << " gap " << gap);
       CHECK(std::abs(g.distance_m - gap) <= 1e-12);
@@ -738,7 +719,7 @@ TEST_CASE("gjk_epa: touching faces give zero distance within 1e-12 of size") {
     // A sphere resting on a box face, and a box resting on a half-space.
     const Vec3 p_AS(offset(rng), offset(rng), ha.z() + 0.1);
     const ContactGeometry s =
-        run(*narrow_phase, Shape::box(ha), X_WA, Shape::sphere(0.1), X_WA * translation(p_AS));
+        run(*narrow_phase, Shape::box(ha), X_WA, Shape::sphere(0.1), X_WA * pose_at(p_AS));
     CHECK(std::abs(s.distance_m) <= 1e-12);
     CHECK((s.normal_W - R.col(2)).norm() <= 1e-12);
   }
@@ -753,8 +734,8 @@ TEST_CASE("gjk_epa: parallel edges match the box references within 1e-9 relative
   const double apex = 0.2 * std::sqrt(2.0);
   for (double gap : {0.3, 1e-3, 1e-6, -1e-6, -1e-3, -0.1}) {
     for (double shift : {0.0, 0.25, 0.7}) {
-      const Box a{h, pose(R, Vec3::Zero())};
-      const Box b{h, pose(R, Vec3(shift, 0.0, 2.0 * apex + gap))};
+      const Box a{h, make_pose(R, Vec3::Zero())};
+      const Box b{h, make_pose(R, Vec3(shift, 0.0, 2.0 * apex + gap))};
       const double expected = reference_box_distance(a, b);
       const ContactGeometry g = run(*narrow_phase, box_shape(a), a.X, box_shape(b), b.X);
       INFO("gap " << gap << " shift " << shift << " expected " << expected);
@@ -766,7 +747,7 @@ TEST_CASE("gjk_epa: parallel edges match the box references within 1e-9 relative
   // Parallel capsules: the closest points are a whole segment, the distance is unique.
   for (double gap : {0.5, 1e-6, -1e-6, -0.05}) {
     const ContactGeometry g = run(*narrow_phase, Shape::capsule(0.1, 1.0), Pose(),
-                                  Shape::capsule(0.1, 1.0), translation(Vec3(0.2 + gap, 0.0, 0.3)));
+                                  Shape::capsule(0.1, 1.0), pose_at(Vec3(0.2 + gap, 0.0, 0.3)));
     CHECK(std::abs(g.distance_m - gap) <= 1e-12);
     CHECK((g.normal_W - Vec3::UnitX()).norm() <= 1e-9);
   }
@@ -779,9 +760,9 @@ TEST_CASE("gjk_epa: very thin shapes stay consistent within 1e-9 of size") {
   SECTION("thin boxes against boxes match the references") {
     for (int i = 0; i < 2000; ++i) {
       const double thickness = std::pow(10.0, -3.0 - 6.0 * unit(rng));
-      Box a{Vec3(0.5, 0.4, thickness), pose(random_rotation(rng), Vec3::Zero())};
+      Box a{Vec3(0.5, 0.4, thickness), make_pose(random_rotation(rng), Vec3::Zero())};
       Box b{Vec3(0.3, 0.2 + unit(rng), 0.2),
-            pose(random_rotation(rng), 0.8 * unit(rng) * random_unit(rng))};
+            make_pose(random_rotation(rng), 0.8 * unit(rng) * random_unit(rng))};
       const double expected = reference_box_distance(a, b);
       const ContactGeometry g = run(*narrow_phase, box_shape(a), a.X, box_shape(b), b.X);
       INFO("sample " << i << " thickness " << thickness << " expected " << expected);
@@ -792,9 +773,9 @@ TEST_CASE("gjk_epa: very thin shapes stay consistent within 1e-9 of size") {
   SECTION("two thin plates crossing each other") {
     for (int i = 0; i < 500; ++i) {
       const double thickness = std::pow(10.0, -4.0 - 5.0 * unit(rng));
-      Box a{Vec3(0.5, 0.5, thickness), pose(random_rotation(rng), Vec3::Zero())};
+      Box a{Vec3(0.5, 0.5, thickness), make_pose(random_rotation(rng), Vec3::Zero())};
       Box b{Vec3(0.5, thickness, 0.5),
-            pose(random_rotation(rng), 0.2 * unit(rng) * random_unit(rng))};
+            make_pose(random_rotation(rng), 0.2 * unit(rng) * random_unit(rng))};
       const double expected = reference_box_distance(a, b);
       const ContactGeometry g = run(*narrow_phase, box_shape(a), a.X, box_shape(b), b.X);
       INFO("sample " << i << " thickness " << thickness << " expected " << expected);
@@ -807,26 +788,26 @@ TEST_CASE("gjk_epa: very thin shapes stay consistent within 1e-9 of size") {
     hull.vertices = square.data();
     hull.vertex_count = 4;
     const Shape flat = Shape::convex_hull(&hull);
-    const Pose X_WA = pose(random_rotation(rng), Vec3(0.1, 0.2, 0.3));
-    const Pose X_WB =
-        X_WA * pose(Eigen::AngleAxisd(0.4, Vec3::UnitZ()).toRotationMatrix(), Vec3(0.5, 0.3, 0.0));
+    const Pose X_WA = make_pose(random_rotation(rng), Vec3(0.1, 0.2, 0.3));
+    const Pose X_WB = X_WA * make_pose(Eigen::AngleAxisd(0.4, Vec3::UnitZ()).toRotationMatrix(),
+                                       Vec3(0.5, 0.3, 0.0));
     const ContactGeometry g = run(*narrow_phase, flat, X_WA, flat, X_WB);
     CHECK(std::abs(g.distance_m) <= 1e-12);
     CHECK(std::abs(std::abs(g.normal_W.dot(X_WA.R.col(2))) - 1.0) <= 1e-12);
     CHECK(witness_error(g) <= 1e-12);
     // Lifted by 1e-3 the squares are separated by exactly that.
     const ContactGeometry lifted =
-        run(*narrow_phase, flat, X_WA, flat, X_WB * translation(Vec3(0, 0, 1e-3)));
+        run(*narrow_phase, flat, X_WA, flat, X_WB * pose_at(Vec3(0, 0, 1e-3)));
     CHECK(std::abs(lifted.distance_m - 1e-3) <= 1e-12);
   }
   SECTION("a zero-length capsule is a sphere and a flat cylinder is a disc") {
     const ContactGeometry c = run(*narrow_phase, Shape::capsule(0.3, 0.0), Pose(),
-                                  Shape::sphere(0.2), translation(Vec3(0.1, 0.2, 0.3)));
+                                  Shape::sphere(0.2), pose_at(Vec3(0.1, 0.2, 0.3)));
     CHECK(relative_error(c.distance_m, std::sqrt(0.14) - 0.5) <= 1e-12);
     // Drake's long-and-skinny failure: a 2 mm disc on a 15 mm plate.
     const ContactGeometry d =
         run(*narrow_phase, Shape::box(Vec3(0.245, 0.315, 0.0075)), Pose(),
-            Shape::cylinder(0.08, 0.002), translation(Vec3(0.1, 0.05, 0.0075 + 0.001 - 1e-4)));
+            Shape::cylinder(0.08, 0.002), pose_at(Vec3(0.1, 0.05, 0.0075 + 0.001 - 1e-4)));
     CHECK(std::abs(d.distance_m + 1e-4) <= 1e-12);
     CHECK((d.normal_W - Vec3::UnitZ()).norm() <= 1e-9);
   }
@@ -843,8 +824,8 @@ TEST_CASE(
   for (double angle : {0.0, 0.3, std::numbers::pi / 4.0}) {
     for (const Vec3& shift : {Vec3(0, 0, 0), Vec3(0.5, -0.2, 0), Vec3(1.0, 1.0, 0)}) {
       const Mat3 R = Eigen::AngleAxisd(angle, Vec3::UnitZ()).toRotationMatrix();
-      const ContactGeometry g =
-          run(*narrow_phase, cube, pose(R, Vec3::Zero()), cube, pose(R, shift + Vec3(0, 0, 1.9)));
+      const ContactGeometry g = run(*narrow_phase, cube, make_pose(R, Vec3::Zero()), cube,
+                                    make_pose(R, shift + Vec3(0, 0, 1.9)));
       INFO("angle " << angle << " shift " << shift.transpose());
       CHECK(std::abs(g.distance_m + 0.1) <= 1e-12);
       CHECK((g.normal_W - Vec3::UnitZ()).norm() <= 1e-12);
@@ -967,8 +948,8 @@ TEST_CASE(
     for (double gap : {-1e-15, -2.5e-16, -1e-16, 0.0, 1e-16, 2.5e-16, 1e-15}) {
       const double scaled_gap = gap * std::max(1.0, dim);
       const Shape cube = Shape::box(Vec3::Constant(0.5 * dim));
-      const Pose X_WA = pose(R_WF, Vec3(0, 0, 5 * dim));
-      const Pose X_WB = pose(R_WF, X_WA.p + R_WF * Vec3(0, dim + scaled_gap, 0));
+      const Pose X_WA = make_pose(R_WF, Vec3(0, 0, 5 * dim));
+      const Pose X_WB = make_pose(R_WF, X_WA.p + R_WF * Vec3(0, dim + scaled_gap, 0));
       const ContactGeometry g = run(*narrow_phase, cube, X_WA, cube, X_WB);
       INFO("dim " << dim << " gap " << scaled_gap << " got " << g.distance_m);
       // The gap itself is only as exact as the poses built here (about 5·dim·ε).
@@ -978,9 +959,10 @@ TEST_CASE(
     }
   }
   // The issue's own poses: 0.25 m boxes, the upper one explicitly lifted by about ε.
-  const Box a{Vec3::Constant(0.125), pose(R_WF, Vec3(0.073242100093223821977, 0.2316538089896212349,
-                                                     1.3089245921032497399))};
-  const Box b{Vec3::Constant(0.125), pose(R_WF, Vec3(0, 0, 1.25))};
+  const Box a{
+      Vec3::Constant(0.125),
+      make_pose(R_WF, Vec3(0.073242100093223821977, 0.2316538089896212349, 1.3089245921032497399))};
+  const Box b{Vec3::Constant(0.125), make_pose(R_WF, Vec3(0, 0, 1.25))};
   const ContactGeometry g = run(*narrow_phase, box_shape(a), a.X, box_shape(b), b.X);
   const double expected = reference_box_distance(a, b);
   INFO("expected " << expected << " got " << g.distance_m);
@@ -1000,10 +982,10 @@ TEST_CASE(
   for (int i = 0; i < 300; ++i) {
     const double half = i < 100 ? 0.2 : 0.025 + 0.5 * std::abs(unit(rng));
     const double tilt = i < 100 ? 0.0 : 1e-6 * unit(rng);
-    const Box bottom{Vec3::Constant(half), translation(Vec3(0, 0, half))};
+    const Box bottom{Vec3::Constant(half), pose_at(Vec3(0, 0, half))};
     Box top{Vec3::Constant(half),
-            pose(Eigen::AngleAxisd(tilt, random_unit(rng)).toRotationMatrix(),
-                 Vec3(i < 100 ? 0.0 : 1e-3 * unit(rng), 0.0, 3.0 * half - 2.5e-4))};
+            make_pose(Eigen::AngleAxisd(tilt, random_unit(rng)).toRotationMatrix(),
+                      Vec3(i < 100 ? 0.0 : 1e-3 * unit(rng), 0.0, 3.0 * half - 2.5e-4))};
     const SatResult sat = sat_box_box(bottom, top);
     REQUIRE(sat.penetrating);
     const ContactGeometry g =
@@ -1032,7 +1014,7 @@ TEST_CASE(
                                   1.0000000000000008882,
                                   0.33000000000000012657};
   const Pose X_WS = from_matrix(sphere_pose);
-  const Pose X_WB = translation(Vec3(0.05, 0.15, 0.35));
+  const Pose X_WB = pose_at(Vec3(0.05, 0.15, 0.35));
   const ContactGeometry expected =
       contactlab::plugins::sphere_box(0.06, X_WS.p, Vec3::Constant(0.05), X_WB);
   const ContactGeometry g =
@@ -1094,8 +1076,8 @@ TEST_CASE(
       scaled_hull.vertices = scaled.data();
       scaled_hull.centroid = s * hull.hull.centroid;
       const Shape box = Shape::box(s * Vec3(0.4, 0.5, 0.6));
-      distance[k++] = run(*narrow_phase, Shape::convex_hull(&scaled_hull), pose(R_A, Vec3::Zero()),
-                          box, pose(R_B, s * offset))
+      distance[k++] = run(*narrow_phase, Shape::convex_hull(&scaled_hull),
+                          make_pose(R_A, Vec3::Zero()), box, make_pose(R_B, s * offset))
                           .distance_m /
                       s;
     }
@@ -1115,9 +1097,10 @@ TEST_CASE(
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   const Shape plane = Shape::half_space(Vec3(0.2, -0.3, 1.0));
   for (int i = 0; i < 500; ++i) {
-    const Pose X_WH = pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
+    const Pose X_WH = make_pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
     const Vec3 n_W = X_WH.R * plane.normal;
-    const Pose X_WA = pose(random_rotation(rng), X_WH.p + n_W * unit(rng) + 0.5 * random_unit(rng));
+    const Pose X_WA =
+        make_pose(random_rotation(rng), X_WH.p + n_W * unit(rng) + 0.5 * random_unit(rng));
     // Sphere: the primitive closed form.
     const double r = 0.1 + std::abs(unit(rng));
     const ContactGeometry expected =
@@ -1183,9 +1166,9 @@ TEST_CASE("gjk_epa: warm start gives the cold-start answers within 1e-12 relativ
       // B passes through A and out again while turning.
       const double s = 2.0 - 4.0 * step / 399.0;
       const Pose X_WA =
-          pose(Eigen::AngleAxisd(0.01 * step, Vec3::UnitZ()).toRotationMatrix(), Vec3::Zero());
-      const Pose X_WB = pose(Eigen::AngleAxisd(0.02 * step, spin).toRotationMatrix(),
-                             s * axis + 0.1 * Vec3::UnitY());
+          make_pose(Eigen::AngleAxisd(0.01 * step, Vec3::UnitZ()).toRotationMatrix(), Vec3::Zero());
+      const Pose X_WB = make_pose(Eigen::AngleAxisd(0.02 * step, spin).toRotationMatrix(),
+                                  s * axis + 0.1 * Vec3::UnitY());
       ContactManifold warm;
       warm_phase->query(a, X_WA, b, X_WB, cache, warm);
       const ContactGeometry cold = run(*cold_phase, a, X_WA, b, X_WB);
@@ -1212,10 +1195,10 @@ TEST_CASE("gjk_epa: the iteration limit returns a finite best-so-far result and 
   auto narrow_phase =
       make_narrow_phase({{"max_iterations", std::int64_t{4}}, {"tolerance", 1e-15}});
   const Shape ellipsoid = Shape::ellipsoid(Vec3(0.5, 0.3, 0.2));
-  const Pose X_WB = pose(Eigen::AngleAxisd(0.7, Vec3(1, 1, 0).normalized()).toRotationMatrix(),
-                         Vec3(0.3, 0.2, 0.1));
+  const Pose X_WB = make_pose(Eigen::AngleAxisd(0.7, Vec3(1, 1, 0).normalized()).toRotationMatrix(),
+                              Vec3(0.3, 0.2, 0.1));
   const ContactGeometry separated =
-      run(*narrow_phase, ellipsoid, Pose(), ellipsoid, translation(Vec3(1.3, 0.4, 0.2)));
+      run(*narrow_phase, ellipsoid, Pose(), ellipsoid, pose_at(Vec3(1.3, 0.4, 0.2)));
   const ContactGeometry penetrating = run(*narrow_phase, ellipsoid, Pose(), ellipsoid, X_WB);
   CHECK(std::isfinite(separated.distance_m));
   CHECK(separated.distance_m > 0.0);
@@ -1250,7 +1233,7 @@ Pose pose_at_gap(const Shape& a, const Pose& X_WA, const Shape& b, const Mat3& R
                  const Vec3& n_W, double s) {
   const Vec3 a_W = contactlab::support_W(a, X_WA, n_W);
   const Vec3 b_rel_W = R_WB * contactlab::support(b, R_WB.transpose() * -n_W);
-  return pose(R_WB, a_W - b_rel_W + s * n_W);
+  return make_pose(R_WB, a_W - b_rel_W + s * n_W);
 }
 
 TEST_CASE("gjk_epa: hull supports climbing from stale start vertices give the cold answers") {
@@ -1270,7 +1253,7 @@ TEST_CASE("gjk_epa: hull supports climbing from stale start vertices give the co
   NarrowPhaseCache cache;
   for (int i = 0; i < 400; ++i) {
     const auto& [a, b] = pairs[static_cast<std::size_t>(i % 2)];
-    const Pose X_WA = pose(random_rotation(rng), random_unit(rng));
+    const Pose X_WA = make_pose(random_rotation(rng), random_unit(rng));
     const Pose X_WB = pose_at_gap(a, X_WA, b, random_rotation(rng), random_unit(rng), gap(rng));
     ContactManifold warm;
     warm_phase->query(a, X_WA, b, X_WB, cache, warm);
@@ -1298,7 +1281,7 @@ TEST_CASE("gjk_epa: a warm start at an unchanged pose repeats the polytope answe
     std::int64_t cold_iterations = 0;
     std::int64_t warm_iterations = 0;
     for (int i = 0; i < 200; ++i) {
-      const Pose X_WA = pose(random_rotation(rng), 3.0 * random_unit(rng));
+      const Pose X_WA = make_pose(random_rotation(rng), 3.0 * random_unit(rng));
       const Pose X_WB =
           pose_at_gap(a, X_WA, b, random_rotation(rng), random_unit(rng), -depth(rng));
       NarrowPhaseCache cache;
@@ -1334,7 +1317,7 @@ TEST_CASE("gjk_epa: deep ellipsoid penetrations end within 1e-6 of the depth bou
   const int count = 300;
   double worst_m = 0.0;
   for (int i = 0; i < count; ++i) {
-    const Pose X_WA = pose(random_rotation(rng), 3.0 * random_unit(rng));
+    const Pose X_WA = make_pose(random_rotation(rng), 3.0 * random_unit(rng));
     const double s = -depth(rng);
     const Pose X_WB =
         pose_at_gap(ellipsoid, X_WA, ellipsoid, random_rotation(rng), random_unit(rng), s);
@@ -1362,7 +1345,8 @@ TEST_CASE("gjk_epa: query never allocates and non-finite poses neither crash nor
                                      hull.shape(),
                                      Shape::half_space(Vec3::UnitZ())};
   std::vector<Pose> poses;
-  for (int i = 0; i < 40; ++i) poses.push_back(pose(random_rotation(rng), 0.8 * random_unit(rng)));
+  for (int i = 0; i < 40; ++i)
+    poses.push_back(make_pose(random_rotation(rng), 0.8 * random_unit(rng)));
   NarrowPhaseCache cache;
   ContactManifold manifold;
   allocation_count = 0;

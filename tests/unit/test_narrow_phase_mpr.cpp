@@ -17,6 +17,7 @@
 #include <contactlab/errors.hpp>
 
 #include "mpr_narrow_phase.hpp"
+#include "narrow_phase_test_support.hpp"
 #include "primitive_narrow_phase.hpp"
 
 using contactlab::ContactGeometry;
@@ -31,34 +32,12 @@ using contactlab::ShapeType;
 using contactlab::Vec3;
 using contactlab::plugins::MprNarrowPhase;
 namespace mpr = contactlab::plugins::mpr;
+using namespace contactlab::testing;
 
 namespace {
 
 constexpr int kSamples = 10000;
 const std::vector<std::string> kPrecisions = {"double", "long_double", "double_double"};
-
-Pose random_pose(std::mt19937_64& rng, double position_range_m) {
-  std::normal_distribution<double> gaussian(0.0, 1.0);
-  std::uniform_real_distribution<double> position(-position_range_m, position_range_m);
-  // Normalised 4-D Gaussian: uniform over rotations.
-  Eigen::Quaterniond q(gaussian(rng), gaussian(rng), gaussian(rng), gaussian(rng));
-  q.normalize();
-  Pose X;
-  X.R = q.toRotationMatrix();
-  X.p = Vec3(position(rng), position(rng), position(rng));
-  return X;
-}
-
-Vec3 random_unit(std::mt19937_64& rng) {
-  std::normal_distribution<double> gaussian(0.0, 1.0);
-  return Vec3(gaussian(rng), gaussian(rng), gaussian(rng)).normalized();
-}
-
-Pose pose_at(const Vec3& p) {
-  Pose X;
-  X.p = p;
-  return X;
-}
 
 MprNarrowPhase make_mpr(const std::string& precision,
                         std::map<std::string, ParameterValue> overrides = {}) {
@@ -73,13 +52,6 @@ ContactGeometry run_query(MprNarrowPhase& mpr_phase, const Shape& a, const Pose&
   mpr_phase.query(a, X_WA, b, X_WB, cache, out);
   REQUIRE(out.count == 1);
   return out.points[0];
-}
-
-/// The ContactGeometry invariants: unit normal and point_b − point_a = distance·normal.
-void check_contract(const ContactGeometry& g, double tolerance) {
-  REQUIRE(std::isfinite(g.distance_m));
-  CHECK(std::abs(g.normal_W.norm() - 1.0) <= tolerance);
-  CHECK((g.point_b_W - g.point_a_W - g.distance_m * g.normal_W).norm() <= tolerance);
 }
 
 /// Support value of A ⊖ B along n: the penetration depth along n when > 0 (moving B by it along n

@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "narrow_phase_test_support.hpp"
 #include "primitive_narrow_phase.hpp"
 
 using contactlab::ContactGeometry;
@@ -26,45 +27,12 @@ using contactlab::Shape;
 using contactlab::ShapeType;
 using contactlab::Vec3;
 using contactlab::plugins::PrimitiveNarrowPhase;
+using namespace contactlab::testing;
 
 namespace {
 
 constexpr int kSamples = 10000;
 constexpr double kPi = std::numbers::pi;
-
-Mat3 random_rotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> gaussian(0.0, 1.0);
-  // Normalised 4-D Gaussian: uniform over rotations.
-  Eigen::Quaterniond q(gaussian(rng), gaussian(rng), gaussian(rng), gaussian(rng));
-  q.normalize();
-  return q.toRotationMatrix();
-}
-
-Pose random_pose(std::mt19937_64& rng, double position_range_m) {
-  std::uniform_real_distribution<double> position(-position_range_m, position_range_m);
-  Pose X;
-  X.R = random_rotation(rng);
-  X.p = Vec3(position(rng), position(rng), position(rng));
-  return X;
-}
-
-Vec3 random_direction(std::mt19937_64& rng) {
-  std::normal_distribution<double> gaussian(0.0, 1.0);
-  return Vec3(gaussian(rng), gaussian(rng), gaussian(rng)).normalized();
-}
-
-Pose pose_at(const Vec3& p) {
-  Pose X;
-  X.p = p;
-  return X;
-}
-
-Pose make_pose(const Mat3& R, const Vec3& p) {
-  Pose X;
-  X.R = R;
-  X.p = p;
-  return X;
-}
 
 Mat3 rotation_about(const Vec3& axis, double angle_rad) {
   return Eigen::AngleAxisd(angle_rad, axis.normalized()).toRotationMatrix();
@@ -87,12 +55,6 @@ ContactGeometry run_query(const Shape& a, const Pose& X_WA, const Shape& b, cons
   narrow_phase.query(a, X_WA, b, X_WB, cache, out);
   REQUIRE(out.count == 1);
   return out.points[0];
-}
-
-/// The ContactGeometry invariants: unit normal and point_b − point_a = distance·normal.
-void check_contract(const ContactGeometry& g, double tolerance) {
-  CHECK(std::abs(g.normal_W.norm() - 1.0) <= tolerance);
-  CHECK((g.point_b_W - g.point_a_W - g.distance_m * g.normal_W).norm() <= tolerance);
 }
 
 /// Every point of a manifold: the contract, the pair's normal, and points[0] the deepest.
@@ -556,7 +518,7 @@ TEST_CASE(
       case ShapeType::cylinder:
         return Shape::cylinder(0.2 + unit(rng), 0.4 + 2.0 * unit(rng));
       default:
-        return Shape::half_space(random_direction(rng));
+        return Shape::half_space(random_unit(rng));
     }
   };
   using T = ShapeType;
@@ -744,15 +706,14 @@ TEST_CASE(
       X_WB.R = X_WA.R * rotation_about(Vec3::UnitX(), kPi);  // antiparallel
     } else if (orientation_kind <= 3) {
       // Nearly parallel: 1e-12 to 1e-3 rad.
-      X_WB.R =
-          X_WA.R * rotation_about(random_direction(rng), std::pow(10.0, -12.0 + 9.0 * unit(rng)));
+      X_WB.R = X_WA.R * rotation_about(random_unit(rng), std::pow(10.0, -12.0 + 9.0 * unit(rng)));
     } else {
       X_WB.R = random_rotation(rng);
     }
     // Far enough that the segments are at least 1 m apart, then moved along the closest
     // direction to the target distance (translating along it changes the distance by exactly the
     // translation while the segments stay apart).
-    X_WB.p = X_WA.p + (half_a + half_b + 1.0 + unit(rng)) * random_direction(rng);
+    X_WB.p = X_WA.p + (half_a + half_b + 1.0 + unit(rng)) * random_unit(rng);
     auto ends = [](const Shape& s, const Pose& X) {
       return std::array<Vec3, 2>{X.transform_point(Vec3(0, 0, -s.half_length_m)),
                                  X.transform_point(Vec3(0, 0, s.half_length_m))};
@@ -879,7 +840,7 @@ TEST_CASE(
     const double r = 0.05 + 0.5 * unit(rng);
     const double half_length = 1.5 * unit(rng);
     const Shape capsule = Shape::capsule(r, 2.0 * half_length);
-    const Shape floor = Shape::half_space(random_direction(rng));
+    const Shape floor = Shape::half_space(random_unit(rng));
     const Pose X_WG = random_pose(rng, 2.0);
     const Vec3 n_W = X_WG.R * floor.normal;
     Pose X_WC;
@@ -926,14 +887,14 @@ TEST_CASE(
     if (i % 2 == 1) box.smoothing_radius_m = 0.5 * box.half_extents_m.minCoeff() * unit(rng);
     const double r = box.smoothing_radius_m;
     const Vec3 h = box.half_extents_m - Vec3::Constant(r);
-    const Shape floor = Shape::half_space(random_direction(rng));
+    const Shape floor = Shape::half_space(random_unit(rng));
     const Pose X_WG = random_pose(rng, 2.0);
     const Vec3 n_W = X_WG.R * floor.normal;
     Pose X_WA;
     // Every fourth box rests nearly flat (tilted by up to 1e-3 rad about a random axis).
     X_WA.R = i % 4 == 0
                  ? Mat3(Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), n_W).toRotationMatrix() *
-                        rotation_about(random_direction(rng), 1e-3 * unit(rng)))
+                        rotation_about(random_unit(rng), 1e-3 * unit(rng)))
                  : random_rotation(rng);
     const Vec3 n_A = X_WA.R.transpose() * n_W;
     const double lowest_offset = h.dot(n_A.cwiseAbs()) + r;
@@ -982,7 +943,7 @@ TEST_CASE(
     }
     const double r = cylinder.smoothing_radius_m;
     const double radius = cylinder.radius_m - r, half_length = cylinder.half_length_m - r;
-    const Shape floor = Shape::half_space(random_direction(rng));
+    const Shape floor = Shape::half_space(random_unit(rng));
     const Pose X_WG = random_pose(rng, 2.0);
     const Vec3 n_W = X_WG.R * floor.normal;
     Pose X_WA;
@@ -1039,7 +1000,7 @@ BoxPair place_boxes_with(std::mt19937_64& rng, const Vec3& h_a, const Vec3& h_b,
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   BoxPair pair{h_a, h_b, X_WA, Pose{}};
   pair.X_WB.R = R_WB;
-  const Vec3 u = random_direction(rng);
+  const Vec3 u = random_unit(rng);
   pair.X_WB.p = pair.X_WA.p;
   const auto corners_a = box_corners(h_a, pair.X_WA);
   const auto corners_b = box_corners(h_b, pair.X_WB);
@@ -1178,7 +1139,7 @@ TEST_CASE(
     const BoxPair start = place_boxes(rng, h_a, h_b, 0);  // separated
     // B approaches A along the centre line, turning a little, to 5% past the start distance.
     const Vec3 approach = start.X_WA.p - start.X_WB.p;
-    const Vec3 axis = random_direction(rng);
+    const Vec3 axis = random_unit(rng);
     NarrowPhaseCache cache;
     for (int step = 0; step <= 40; ++step) {
       const double s = step <= 20 ? step / 20.0 : (40 - step) / 20.0;  // in and out again
@@ -1389,7 +1350,7 @@ TEST_CASE("primitive: manifold_points 1 keeps exactly the deepest point, 2 and 3
   int checked = 0;
   for (int i = 0; i < 300; ++i) {
     // Nearly flat poses, sunk by up to 0.05 m.
-    const Mat3 R = rotation_about(random_direction(rng), 0.02 * unit(rng));
+    const Mat3 R = rotation_about(random_unit(rng), 0.02 * unit(rng));
     const Pose X_box = make_pose(R, Vec3(0, 0, 0.3 - 0.05 * unit(rng)));
     const Pose X_cylinder = make_pose(R, Vec3(0, 0, 0.5 - 0.05 * unit(rng)));
     const Pose X_top = make_pose(R, Vec3(0.1, 0.1, 0.6 - 0.05 * unit(rng)));
@@ -1615,7 +1576,7 @@ TEST_CASE(
     const Vec3 h_a = random_half_extents(rng), h_b = random_half_extents(rng);
     const Pose X_WA = random_pose(rng, 5.0);
     Pose X_WB = make_pose(random_rotation(rng), Vec3::Zero());
-    const Vec3 n_W = random_direction(rng);
+    const Vec3 n_W = random_unit(rng);
     const double gap = std::pow(10.0, -4.0 * unit(rng));  // 1e-4 .. 1 m
     // The support corners of A along n and of B along −n, gap apart along n: for a generic n both
     // are unique, so they are the closest points and n the closest direction.
@@ -1707,7 +1668,7 @@ TEST_CASE(
     for (int c = 0; c < 3; ++c) permutation(order[c], c) = unit(rng) < 0.5 ? -1.0 : 1.0;
     if (permutation.determinant() < 0.0) permutation.col(0) *= -1.0;
     const double angle = std::pow(10.0, -3.0 - 9.0 * unit(rng));
-    const Mat3 R_AB = rotation_about(random_direction(rng), angle) * permutation;
+    const Mat3 R_AB = rotation_about(random_unit(rng), angle) * permutation;
     const Pose X_WA = random_pose(rng, 1.0);
     const BoxPair pair = place_boxes_with(rng, h_a, h_b, X_WA, X_WA.R * R_AB, 0);  // separated
     const Shape a = Shape::box(h_a), b = Shape::box(h_b);
