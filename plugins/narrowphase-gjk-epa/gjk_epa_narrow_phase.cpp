@@ -101,12 +101,7 @@ class CoreSupport {
       return hull_->vertices[vertex_];
     }
     if (shape_.type == ShapeType::box) {
-      // copysign is branch-free: the signs of successive directions are as good as random, and
-      // mispredicted branches on them cost more than the rest of the support. (A zero component
-      // is a tie between two supports: either is right.)
-      return Vec3(std::copysign(box_half_extents_.x(), d_G.x()),
-                  std::copysign(box_half_extents_.y(), d_G.y()),
-                  std::copysign(box_half_extents_.z(), d_G.z()));
+      return box_corner(box_half_extents_, d_G);
     }
     return core_support(shape_, d_G);
   }

@@ -300,9 +300,7 @@ Vector3<T> closest_on_simplex(Simplex<T>& s, const T& flatness, bool& enclosed) 
 /// the O(√n) from vertex 0 (the climb is exact from any start: each move strictly increases d·x).
 inline Vec3 local_core_support(const Shape& shape, const Vec3& d, std::uint32_t& hint) {
   if (shape.type == ShapeType::box) {
-    const Vec3 h = shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m);
-    return Vec3(std::copysign(h.x(), d.x()), std::copysign(h.y(), d.y()),
-                std::copysign(h.z(), d.z()));
+    return box_corner(shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m), d);
   }
   if (shape.type == ShapeType::convex_hull) {
     const ConvexHull& hull = *shape.hull;
@@ -414,11 +412,17 @@ class Solver {
     return S{a_A - b_A, a_A, b_A};
   }
 
-  /// Cores mode, no 3-D portal: the closest-point completion from direction e gives the answer
-  /// when the cores are apart; otherwise the full shapes are needed.
-  void degenerate_cores(const V& e) {
-    result_.termination = Termination::cores_closest_point;
-    if (!complete_closest_point(e)) needs_full_shapes_ = true;
+  /// No 3-D portal. Cores mode: the closest-point completion from direction e gives the answer
+  /// when the cores are apart, otherwise the full shapes are needed. Full shapes: the
+  /// support-plane estimate of r along e, counted as degenerate.
+  void finish_degenerate_start(const S& r, const V& e) {
+    if (on_cores_) {
+      result_.termination = Termination::cores_closest_point;
+      if (!complete_closest_point(e)) needs_full_shapes_ = true;
+      return;
+    }
+    result_.degenerate = true;
+    finish_on_ray(r, e, Termination::degenerate_start);
   }
 
   Result run_portal();
@@ -683,12 +687,7 @@ Result Solver<T>::run_portal() {
   volume_threshold_ = area_threshold_ * length_;
   if (!(length_ > T(0.0)) || !(length_ < T(std::numeric_limits<double>::infinity()))) {
     // Both shapes are single points at the same place, or the input is not finite.
-    if (on_cores_) {
-      degenerate_cores(e1);
-      return result_;
-    }
-    result_.degenerate = true;
-    finish_on_ray(r1, e1, Termination::degenerate_start);
+    finish_degenerate_start(r1, e1);
     return result_;
   }
 
@@ -730,12 +729,7 @@ Result Solver<T>::run_portal() {
     n3 = cross(r1.p - r0_, r2.p - r0_);
     if (!(norm(n3) > area_threshold_)) {
       // L348: A ⊖ B is planar (2-D MPR is not supported) — keep the support-plane estimate.
-      if (on_cores_) {
-        degenerate_cores(e1);
-        return result_;
-      }
-      result_.degenerate = true;
-      finish_on_ray(ray_support, e1, Termination::degenerate_start);
+      finish_degenerate_start(ray_support, e1);
       return result_;
     }
   }
@@ -749,12 +743,7 @@ Result Solver<T>::run_portal() {
   if (!(norm(cross(r2.p - r1.p, r3.p - r1.p)) > area_threshold_)) {
     r3 = support(V(-e3));  // L359
     if (!(norm(cross(r2.p - r1.p, r3.p - r1.p)) > area_threshold_)) {
-      if (on_cores_) {
-        degenerate_cores(e1);
-        return result_;
-      }
-      result_.degenerate = true;
-      finish_on_ray(ray_support, e1, Termination::degenerate_start);
+      finish_degenerate_start(ray_support, e1);
       return result_;
     }
     std::swap(r1, r2);  // r3 now lies behind the plane (r0, r1, r2): restore the orientation
@@ -797,11 +786,8 @@ Result Solver<T>::run_portal() {
   }
   if (!valid_portal) {
     // L385–387 (an error in Modia3D): no valid portal; keep the support-plane estimate.
-    if (flat && on_cores_) {
-      degenerate_cores(e1);
-    } else if (flat) {
-      result_.degenerate = true;
-      finish_on_ray(ray_support, e1, Termination::degenerate_start);
+    if (flat) {
+      finish_degenerate_start(ray_support, e1);
     } else {
       result_.iteration_limit_hit = true;
       finish_on_ray(ray_support, e1, Termination::iteration_limit);

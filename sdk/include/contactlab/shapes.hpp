@@ -113,6 +113,15 @@ inline std::uint32_t hull_support_vertex(const ConvexHull& hull, const Vec3& d,
   return best;
 }
 
+/// The corner of the box [−h, h] maximising d·x, without branches (copysign): the signs of
+/// successive search directions are as good as random, and mispredicted branches on them cost
+/// more than the rest of a support query. A zero component of d is a tie between two corners;
+/// either is right (the sign of the zero decides).
+inline Vec3 box_corner(const Vec3& h, const Vec3& d) {
+  return Vec3(std::copysign(h.x(), d.x()), std::copysign(h.y(), d.y()),
+              std::copysign(h.z(), d.z()));
+}
+
 /// A shape is a plain value: the fields that matter depend on `type`.
 struct Shape {
   ShapeType type = ShapeType::sphere;
