@@ -113,6 +113,9 @@ void Recorder::end(Simulation& simulation, std::span<const double> y,
     case IntegrationStatus::failed:
       write_summary("failed", result.message);
       break;
+    case IntegrationStatus::restart_requested:  // Simulation::run() resumes every restart
+      write_summary("failed", "the integrator stopped at a restart the host did not resume");
+      break;
   }
 }
 

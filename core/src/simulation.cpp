@@ -1,7 +1,9 @@
 // Rigid-body dynamics with contact: kinematics → broad phase → narrow phase → force law and
-// friction → Newton–Euler per body (each body hangs from the world by one joint).
+// friction → Newton–Euler per body (each body hangs from the world by one joint); the contacts'
+// life cycle (births, deaths, law events, impulses, continuous contact states).
 #include "contactlab/core/simulation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -59,6 +61,26 @@ struct Simulation::BodyRuntime {
   std::vector<double> bias_buffer;
 };
 
+namespace {
+
+/// The body's spatial inertia about its origin o in world axes, acting on [a_o; ω̇]:
+/// [[m·1, −m[c]×], [m[c]×, I_c − m[c]×[c]×]] with c the COM relative to o.
+template <class Body>
+Matrix6 spatial_inertia(const Body& body) {
+  const double m = body.mass_kg;
+  const Vec3 c = body.X_WB.R * body.p_BCm;
+  const Mat3 C = skew(c);
+  Matrix6 M;
+  M.topLeftCorner<3, 3>() = m * Mat3::Identity();
+  M.topRightCorner<3, 3>() = -m * C;
+  M.bottomLeftCorner<3, 3>() = m * C;
+  M.bottomRightCorner<3, 3>() =
+      body.X_WB.R * body.inertia_Cm_B * body.X_WB.R.transpose() - m * C * C;
+  return M;
+}
+
+}  // namespace
+
 Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(scene) {
   broad_phase_ = registry.create<BroadPhase>(*scene.broad_phase.info, scene.broad_phase.params);
   for (const PluginChoice& choice : scene.narrow_phase)
@@ -66,6 +88,44 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(sc
   force_law_ = registry.create<ForceLaw>(*scene.force_law.info, scene.force_law.params);
   friction_ = registry.create<Friction>(*scene.friction.info, scene.friction.params);
   integrator_ = registry.create<Integrator>(*scene.integrator.info, scene.integrator.params);
+
+  // The contacts' memory: what the laws keep per contact, and what that asks of the integrator.
+  law_layout_ = force_law_->layout();
+  friction_layout_ = friction_->layout();
+  auto check_layout = [](const ContactLawLayout& layout, const PluginChoice& choice) {
+    if (layout.continuous_states < 0 || layout.continuous_states > max_law_continuous_states ||
+        layout.event_functions < 0 || layout.event_functions > max_law_event_functions)
+      throw PluginError("plugin '" + choice.type + "' (" + choice.config_path + ") declares " +
+                        std::to_string(layout.continuous_states) + " continuous states and " +
+                        std::to_string(layout.event_functions) +
+                        " event functions per contact; the SDK allows 0.." +
+                        std::to_string(max_law_continuous_states) + " and 0.." +
+                        std::to_string(max_law_event_functions));
+  };
+  check_layout(law_layout_, scene.force_law);
+  check_layout(friction_layout_, scene.friction);
+  states_per_contact_ = law_layout_.continuous_states + friction_layout_.continuous_states;
+  events_per_contact_ = law_layout_.event_functions + friction_layout_.event_functions;
+  activation_distance_m_ = force_law_->activation_distance_m();
+  if (!std::isfinite(activation_distance_m_) || activation_distance_m_ < 0.0)
+    throw PluginError("force law '" + scene.force_law.type +
+                      "' reports an activation distance of " +
+                      std::to_string(activation_distance_m_) + " m; it must be finite and ≥ 0");
+  impulsive_ = force_law_->requirements().impulsive;
+  const IntegratorCapabilities capabilities = integrator_->capabilities();
+  if (!capabilities.state_reset) {
+    auto refuse = [&](const PluginChoice& law, const std::string& why) {
+      throw InputError(scene.integrator.config_path + ": integrator '" + scene.integrator.type +
+                       "' cannot restart from a state the host changes at an event, which " +
+                       law.config_path + " '" + law.type + "' needs (" + why +
+                       "); choose an integrator that can (e.g. rk4)");
+    };
+    if (impulsive_) refuse(scene.force_law, "it applies velocity jumps at impacts");
+    if (law_layout_.continuous_states > 0)
+      refuse(scene.force_law, "it adds continuous states per contact");
+    if (friction_layout_.continuous_states > 0)
+      refuse(scene.friction, "it adds continuous states per contact");
+  }
 
   dispatch_.assign(shape_type_count * shape_type_count, -1);
   for (int a = 0; a < shape_type_count; ++a)
@@ -191,15 +251,41 @@ void Simulation::detect_contacts() {
     if (k < 0)
       throw SimulationError(std::string("no narrow phase supports ") +
                             shape_type_name(ga.shape.type) + "–" + shape_type_name(gb.shape.type));
-    Candidate candidate;
-    candidate.a = a;
-    candidate.b = b;
-    NarrowPhaseCache& cache = caches_[pair_key(a, b)];
-    narrow_chain_[k]->query(ga.shape, X_WG_[a], gb.shape, X_WG_[b], cache, candidate.manifold);
-    ++stats_.narrow_phase_queries;
-    candidates_.push_back(candidate);
+    query_pair(a, b, k);
   }
+  // A living contact whose boxes no longer overlap is still queried, so that its separation is
+  // seen (and located) as the distance crossing the activation distance.
+  for (std::uint64_t key : living_order_) {
+    const LivingContact& contact = living_.at(key);
+    if (contact.seen == detections_ + 1) continue;
+    const std::size_t a = key >> 32, b = key & 0xffffffffu;
+    query_pair(a, b,
+               dispatch_[static_cast<int>(scene_.geometries[a].shape.type) * shape_type_count +
+                         static_cast<int>(scene_.geometries[b].shape.type)]);
+  }
+  ++detections_;
   stats_.narrow_phase_s += seconds_since(start);
+}
+
+void Simulation::query_pair(std::size_t a, std::size_t b, int chain_index) {
+  Candidate candidate;
+  candidate.a = a;
+  candidate.b = b;
+  const std::uint64_t key = pair_key(a, b);
+  NarrowPhaseCache& cache = caches_[key];
+  narrow_chain_[chain_index]->query(scene_.geometries[a].shape, X_WG_[a],
+                                    scene_.geometries[b].shape, X_WG_[b], cache,
+                                    candidate.manifold);
+  ++stats_.narrow_phase_queries;
+  if (!living_.empty()) {
+    auto living = living_.find(key);
+    if (living != living_.end()) {
+      candidate.living = &living->second;
+      living->second.candidate = candidates_.size();
+      living->second.seen = detections_ + 1;
+    }
+  }
+  candidates_.push_back(candidate);
 }
 
 ContactKinematics Simulation::contact_kinematics(double t, std::size_t index, int point) const {
@@ -211,6 +297,7 @@ ContactKinematics Simulation::contact_kinematics(double t, std::size_t index, in
   const BodyRuntime& B = bodies_[gb.body];
   ContactKinematics k;
   k.time_s = t;
+  k.distance_m = geometry.distance_m;
   k.penetration_m = std::max(0.0, -geometry.distance_m);
   k.normal_W = geometry.normal_W;
   k.point_W = 0.5 * (geometry.point_a_W + geometry.point_b_W);
@@ -232,13 +319,36 @@ ContactKinematics Simulation::contact_kinematics(double t, std::size_t index, in
   const double mass_b = B.nv == 0 ? std::numeric_limits<double>::infinity() : B.mass_kg;
   k.effective_mass_kg = harmonic_sum(mass_a, mass_b);
   k.material = *scene_.materials.find_pair(ga.material, gb.material);
-  auto living = living_.find(pair_key(candidate.a, candidate.b));
-  k.impact_velocity_m_per_s = living != living_.end() ? living->second.state.impact_velocity_m_per_s
-                                                      : k.penetration_rate_m_per_s;
+  k.impact_velocity_m_per_s = candidate.living ? candidate.living->state.impact_velocity_m_per_s
+                                               : k.penetration_rate_m_per_s;
   return k;
 }
 
-void Simulation::compute_forces(double t, bool record) {
+ContactState Simulation::working_state(const LivingContact& contact,
+                                       std::span<const double> y) const {
+  ContactState state = contact.state;
+  if (states_per_contact_ == 0) return state;
+  const double* x = y.data() + nq_ + nv_ + contact.x_offset;
+  for (int i = 0; i < law_layout_.continuous_states; ++i) state.law.x[i] = x[i];
+  x += law_layout_.continuous_states;
+  for (int i = 0; i < friction_layout_.continuous_states; ++i) state.friction.x[i] = x[i];
+  return state;
+}
+
+void Simulation::contact_event_values(double t, std::size_t c, const ContactState& state,
+                                      std::span<double> g) const {
+  const ContactKinematics k = contact_kinematics(t, c);
+  const double normal_force =
+      k.distance_m < activation_distance_m_ ? force_law_->normal_force(k, state) : 0.0;
+  force_law_->event_functions(k, normal_force, state.law,
+                              g.first(static_cast<std::size_t>(law_layout_.event_functions)));
+  friction_->event_functions(k, normal_force, state.friction,
+                             g.subspan(static_cast<std::size_t>(law_layout_.event_functions),
+                                       static_cast<std::size_t>(friction_layout_.event_functions)));
+}
+
+void Simulation::compute_forces(double t, std::span<const double> y, std::span<double> y_rate,
+                                bool record) {
   const auto start = Clock::now();
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     BodyRuntime& body = bodies_[i];
@@ -247,28 +357,32 @@ void Simulation::compute_forces(double t, bool record) {
     body.torque_Bo_W = p_WCm.cross(body.force_W);
   }
   if (record) samples_.clear();
-  ContactState provisional;
+  const bool rates = !y_rate.empty() && nx_ > 0;
+  if (rates) std::fill(y_rate.begin() + static_cast<std::ptrdiff_t>(nq_ + nv_), y_rate.end(), 0.0);
   for (std::size_t c = 0; c < candidates_.size(); ++c) {
     const Candidate& candidate = candidates_[c];
-    if (!(candidate.geometry().distance_m < 0.0)) continue;
-    auto living = living_.find(pair_key(candidate.a, candidate.b));
+    if (!candidate.living && !(candidate.geometry().distance_m < activation_distance_m_)) continue;
+    ContactState state;
+    if (candidate.living) {
+      state = working_state(*candidate.living, y);
+    } else {
+      // Not yet born (the step that creates it is still in progress): behave as if born now.
+      const ContactKinematics k = contact_kinematics(t, c);
+      state.birth_time_s = t;
+      state.impact_velocity_m_per_s = k.penetration_rate_m_per_s;
+      force_law_->on_birth(k, state.law);
+      friction_->on_birth(k, state.friction);
+    }
     BodyRuntime& A = bodies_[scene_.geometries[candidate.a].body];
     BodyRuntime& B = bodies_[scene_.geometries[candidate.b].body];
-    // Every penetrating point of the manifold carries its own force; they share the pair's state.
+    double deepest_normal_force = 0.0;
+    // Every active point of the manifold carries its own force; they share the pair's state.
     for (int point = 0; point < candidate.manifold.count; ++point) {
-      if (!(candidate.manifold.points[point].distance_m < 0.0)) continue;
+      if (!(candidate.manifold.points[point].distance_m < activation_distance_m_)) continue;
       const ContactKinematics k = contact_kinematics(t, c, point);
-      const ContactState* state = &provisional;
-      if (living != living_.end()) {
-        state = &living->second.state;
-      } else {
-        // Not yet born (the step that created it is still in progress): behave as if born now.
-        provisional = ContactState{};
-        provisional.birth_time_s = t;
-        provisional.impact_velocity_m_per_s = k.penetration_rate_m_per_s;
-      }
-      const double normal_force = force_law_->normal_force(k, *state);
-      const FrictionResult friction = friction_->compute(k, normal_force, *state);
+      const double normal_force = force_law_->normal_force(k, state);
+      if (point == 0) deepest_normal_force = normal_force;
+      const FrictionResult friction = friction_->compute(k, normal_force, state);
       const Vec3 force_on_B = normal_force * k.normal_W + friction.force_W;
       B.force_W += force_on_B;
       B.torque_Bo_W += (k.point_W - B.X_WB.p).cross(force_on_B) + friction.torque_W;
@@ -284,6 +398,16 @@ void Simulation::compute_forces(double t, bool record) {
         sample.tangential_force_W = friction.force_W;
         samples_.push_back(sample);
       }
+    }
+    if (rates && candidate.living) {
+      // The continuous states follow the deepest point (one state per pair).
+      const ContactKinematics k = contact_kinematics(t, c);
+      const std::span<double> x_rate = y_rate.subspan(
+          nq_ + nv_ + candidate.living->x_offset, static_cast<std::size_t>(states_per_contact_));
+      const auto law_states = static_cast<std::size_t>(law_layout_.continuous_states);
+      force_law_->continuous_rate(k, deepest_normal_force, state.law, x_rate.first(law_states));
+      friction_->continuous_rate(k, deepest_normal_force, state.friction,
+                                 x_rate.subspan(law_states));
     }
   }
   stats_.response_s += seconds_since(start);
@@ -307,12 +431,7 @@ void Simulation::compute_accelerations(std::span<const double> y, std::span<doub
     const Vec3 c = body.X_WB.R * body.p_BCm;
     const Mat3 I_c = body.X_WB.R * body.inertia_Cm_B * body.X_WB.R.transpose();
     const Vec3& w = body.w_WB;
-    const Mat3 C = skew(c);
-    Matrix6 M;
-    M.topLeftCorner<3, 3>() = m * Mat3::Identity();
-    M.topRightCorner<3, 3>() = -m * C;
-    M.bottomLeftCorner<3, 3>() = m * C;
-    M.bottomRightCorner<3, 3>() = I_c - m * C * C;
+    const Matrix6 M = spatial_inertia(body);
     const Vec3 centripetal = w.cross(w.cross(c));
     Vector6 rhs;
     rhs.head<3>() = body.force_W - m * centripetal;
@@ -341,7 +460,7 @@ void Simulation::derivative(double t, std::span<const double> y, std::span<doubl
   compute_kinematics(y);
   detect_contacts();
   proxy_step_box_ = proxy_box_;  // same size: no allocation
-  compute_forces(t, false);
+  compute_forces(t, y, y_rate, false);
   compute_accelerations(y, y_rate);
   for (std::size_t i = 0; i < y_rate.size(); ++i)
     if (!std::isfinite(y_rate[i]))
@@ -363,6 +482,103 @@ void Simulation::project(std::span<double> y) {
     if (body.nq) body.joint->normalize(y.subspan(body.q_offset, body.nq));
 }
 
+void Simulation::event_values(double t, std::span<const double> y, std::span<double> g) {
+  compute_kinematics(y);
+  detect_contacts();
+  // step_completed() at this same state (the usual next call) reuses this detection.
+  event_time_s_ = t;
+  event_state_.assign(y.begin(), y.end());
+  event_detection_ = detections_;
+  // Aggregate functions (Modia3D's pair): contact start = the smallest gap of the pairs not in
+  // contact, contact end = the smallest penetration of the pairs in contact. Each is armed while
+  // positive; "nothing to watch" is a large positive value.
+  constexpr double far = std::numeric_limits<double>::max();
+  double start_gap = far, end_depth = far;
+  for (const Candidate& candidate : candidates_) {
+    const double gap = candidate.geometry().distance_m - activation_distance_m_;
+    if (candidate.living)
+      end_depth = std::min(end_depth, -gap);
+    else
+      start_gap = std::min(start_gap, gap);
+  }
+  g[0] = start_gap;
+  g[1] = end_depth;
+  const auto per_contact = static_cast<std::size_t>(events_per_contact_);
+  for (std::size_t i = 0; i < living_order_.size() && per_contact > 0; ++i) {
+    const LivingContact& contact = living_.at(living_order_[i]);
+    const std::span<double> gi = g.subspan(2 + i * per_contact, per_contact);
+    if (contact.seen == detections_)
+      contact_event_values(t, contact.candidate, working_state(contact, y), gi);
+    else  // no longer a candidate: it dies at this step; keep its functions where they were
+      std::copy_n(contact.event_g.begin(), per_contact, gi.begin());
+  }
+}
+
+double Simulation::apply_impulse(double t, std::size_t c, double restitution, std::span<double> y) {
+  const Candidate& candidate = candidates_[c];
+  const ContactKinematics k = contact_kinematics(t, c);
+  const double approach_m_per_s = k.penetration_rate_m_per_s;
+  if (!(approach_m_per_s > 0.0)) return 0.0;
+  // For body b with joint velocities v_b and motion subspace S_b (world axes, [v_o; ω]), a force
+  // ±n·P at the contact point p is the generalized impulse ±Q_b·P, Q_b = S_bᵀ[n; (p − o)×n], and
+  // changes v_b by ±(S_bᵀM_bS_b)⁻¹Q_b·P. The approach speed then changes by −w·P with
+  // w = Σ_b Q_bᵀ(S_bᵀM_bS_b)⁻¹Q_b (the inverse effective mass, rotational terms included), so
+  // Newton's law δ̇⁺ = −e·δ̇⁻ needs P = (1 + e)·δ̇⁻/w.
+  struct Side {
+    BodyRuntime* body;
+    double sign;
+    JointVector response;  // (SᵀMS)⁻¹Q
+  };
+  Side sides[2] = {{&bodies_[scene_.geometries[candidate.a].body], -1.0, {}},
+                   {&bodies_[scene_.geometries[candidate.b].body], 1.0, {}}};
+  double inverse_mass = 0.0;
+  for (Side& side : sides) {
+    BodyRuntime& body = *side.body;
+    if (body.nv == 0) continue;
+    Vector6 wrench;
+    wrench.head<3>() = k.normal_W;
+    wrench.tail<3>() = (k.point_W - body.X_WB.p).cross(k.normal_W);
+    const JointVector Q = body.S_W.transpose() * wrench;
+    const JointMatrix M_joint = body.S_W.transpose() * spatial_inertia(body) * body.S_W;
+    side.response = M_joint.llt().solve(Q);
+    inverse_mass += Q.dot(side.response);
+  }
+  if (!(inverse_mass > 0.0)) return 0.0;
+  const double impulse = (1.0 + restitution) * approach_m_per_s / inverse_mass;
+  for (const Side& side : sides) {
+    if (side.body->nv == 0) continue;
+    for (int i = 0; i < side.body->nv; ++i)
+      y[nq_ + side.body->v_offset + i] += side.sign * impulse * side.response[i];
+  }
+  return impulse;
+}
+
+void Simulation::relayout_living(std::span<const double> y,
+                                 const std::vector<std::uint64_t>& born) {
+  std::vector<std::uint64_t> order;
+  order.reserve(living_.size());
+  for (std::uint64_t key : living_order_)
+    if (living_.count(key)) order.push_back(key);
+  order.insert(order.end(), born.begin(), born.end());
+  const auto per_contact = static_cast<std::size_t>(states_per_contact_);
+  if (per_contact > 0) {
+    std::vector<double> next(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(nq_ + nv_));
+    next.reserve(nq_ + nv_ + order.size() * per_contact);
+    for (std::uint64_t key : order) {
+      LivingContact& contact = living_.at(key);
+      const bool newborn = std::find(born.begin(), born.end(), key) != born.end();
+      const ContactState state = newborn ? contact.state : working_state(contact, y);
+      for (int i = 0; i < law_layout_.continuous_states; ++i) next.push_back(state.law.x[i]);
+      for (int i = 0; i < friction_layout_.continuous_states; ++i)
+        next.push_back(state.friction.x[i]);
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) living_.at(order[i]).x_offset = i * per_contact;
+    nx_ = order.size() * per_contact;
+    pending_y_ = std::move(next);
+  }
+  living_order_ = std::move(order);
+}
+
 StepAction Simulation::step_completed(double t, std::span<const double> y) {
   ++stats_.steps;
   for (std::size_t i = 0; i < y.size(); ++i) {
@@ -374,52 +590,151 @@ StepAction Simulation::step_completed(double t, std::span<const double> y) {
       const bool in_v = i >= nq_ + body.v_offset && i < nq_ + body.v_offset + body.nv;
       if (in_q || in_v) where = "the state of body '" + scene_.bodies[b].name + "'";
     }
+    if (i >= nq_ + nv_) where = "a contact's continuous state";
     throw SimulationError(where + " became non-finite at t = " + std::to_string(t) + " s");
   }
-  compute_kinematics(y);
-  detect_contacts();
-  // Births: penetrating pairs without a living contact. Deaths: living contacts no longer
-  // penetrating (or no longer broad-phase candidates).
-  for (std::size_t c = 0; c < candidates_.size(); ++c) {
-    const Candidate& candidate = candidates_[c];
-    const double penetration = -candidate.geometry().distance_m;
-    stats_.max_penetration_m = std::max(stats_.max_penetration_m, penetration);
-    const std::uint64_t key = pair_key(candidate.a, candidate.b);
-    auto living = living_.find(key);
-    if (penetration > 0.0 && living == living_.end()) {
-      LivingContact contact;
-      contact.state.birth_time_s = t;
-      contact.state.impact_velocity_m_per_s = contact_kinematics(t, c).penetration_rate_m_per_s;
-      contact.max_penetration_m = penetration;
-      contact.last_seen_step = stats_.steps;
-      living_.emplace(key, contact);
-      ++stats_.events;
-      if (recorder_)
-        recorder_->event(
-            t, "contact_start", scene_.geometries[candidate.a].name,
-            scene_.geometries[candidate.b].name,
-            "impact_velocity_m_per_s=" + Recorder::number(contact.state.impact_velocity_m_per_s));
-    } else if (penetration > 0.0) {
-      living->second.max_penetration_m = std::max(living->second.max_penetration_m, penetration);
-      living->second.last_seen_step = stats_.steps;
+  const bool detected = event_detection_ == detections_ && event_time_s_ == t &&
+                        std::equal(y.begin(), y.end(), event_state_.begin(), event_state_.end());
+  if (!detected) {
+    compute_kinematics(y);
+    detect_contacts();
+  }
+  pending_y_.assign(y.begin(), y.end());
+  bool restart = false;
+  auto name_of = [&](std::size_t geometry) -> const std::string& {
+    return scene_.geometries[geometry].name;
+  };
+
+  // 1. The law event functions of the contacts that were already living: the host fires those
+  //    that went from > 0 to ≤ 0 since the last accepted step.
+  const auto per_contact = static_cast<std::size_t>(events_per_contact_);
+  if (per_contact > 0) {
+    std::array<double, 2 * max_law_event_functions> g{};
+    for (std::uint64_t key : living_order_) {
+      LivingContact& contact = living_.at(key);
+      if (contact.seen != detections_) continue;
+      const std::size_t c = contact.candidate;
+      ContactState state = working_state(contact, y);
+      const std::span<double> g_now(g.data(), per_contact);
+      contact_event_values(t, c, state, g_now);
+      bool fired = false;
+      for (std::size_t i = 0; i < per_contact; ++i) {
+        if (!(contact.event_g[i] > 0.0 && g_now[i] <= 0.0)) continue;
+        const ContactKinematics k = contact_kinematics(t, c);
+        const double normal_force =
+            k.distance_m < activation_distance_m_ ? force_law_->normal_force(k, state) : 0.0;
+        const int law_events = law_layout_.event_functions;
+        const bool law_event = static_cast<int>(i) < law_events;
+        ContactLaw& law = law_event ? static_cast<ContactLaw&>(*force_law_) : *friction_;
+        const int index = law_event ? static_cast<int>(i) : static_cast<int>(i) - law_events;
+        LawMemory& memory = law_event ? state.law : state.friction;
+        const std::array<double, max_law_continuous_states> x_before = memory.x;
+        law.on_event(index, k, normal_force, memory);
+        if (memory.x != x_before) restart = true;
+        fired = true;
+        ++stats_.events;
+        if (recorder_)
+          recorder_->event(t, law.event_name(index), name_of(candidates_[c].a),
+                           name_of(candidates_[c].b),
+                           std::string(law_event ? "law_mode=" : "friction_mode=") +
+                               std::to_string(memory.mode) +
+                               ";penetration_m=" + Recorder::number(k.penetration_m));
+      }
+      if (fired) {
+        contact.state = state;  // the new discrete memory (x is written below if it changed)
+        if (restart) {
+          double* x = pending_y_.data() + nq_ + nv_ + contact.x_offset;
+          for (int i = 0; i < law_layout_.continuous_states; ++i) x[i] = state.law.x[i];
+          x += law_layout_.continuous_states;
+          for (int i = 0; i < friction_layout_.continuous_states; ++i) x[i] = state.friction.x[i];
+        }
+        contact_event_values(t, c, working_state(contact, pending_y_), g_now);
+      }
+      std::copy_n(g_now.begin(), per_contact, contact.event_g.begin());
     }
   }
+
+  // 2. Births: pairs closer than the activation distance without a living contact.
+  std::vector<std::uint64_t>& born = born_;
+  born.clear();
+  for (std::size_t c = 0; c < candidates_.size(); ++c) {
+    Candidate& candidate = candidates_[c];
+    const double distance = candidate.geometry().distance_m;
+    stats_.max_penetration_m = std::max(stats_.max_penetration_m, -distance);
+    if (candidate.living) {
+      if (distance < activation_distance_m_)
+        candidate.living->max_penetration_m =
+            std::max(candidate.living->max_penetration_m, -distance);
+      continue;
+    }
+    if (!(distance < activation_distance_m_)) continue;
+    const std::uint64_t key = pair_key(candidate.a, candidate.b);
+    const ContactKinematics k = contact_kinematics(t, c);
+    LivingContact contact;
+    contact.state.birth_time_s = t;
+    contact.state.impact_velocity_m_per_s = k.penetration_rate_m_per_s;
+    force_law_->on_birth(k, contact.state.law);
+    friction_->on_birth(k, contact.state.friction);
+    contact.max_penetration_m = std::max(0.0, -distance);
+    contact.candidate = c;
+    contact.seen = detections_;
+    LivingContact& living = living_.emplace(key, contact).first->second;
+    candidate.living = &living;
+    born.push_back(key);
+    ++stats_.events;
+    if (recorder_)
+      recorder_->event(
+          t, "contact_start", name_of(candidate.a), name_of(candidate.b),
+          "impact_velocity_m_per_s=" + Recorder::number(contact.state.impact_velocity_m_per_s));
+    if (impulsive_) {
+      const double restitution = force_law_->impact_restitution(k);
+      if (restitution >= 0.0) {
+        if (restart) compute_kinematics(pending_y_);  // velocities of earlier impulses
+        const double impulse = apply_impulse(t, c, restitution, pending_y_);
+        compute_kinematics(pending_y_);
+        if (impulse > 0.0) {
+          restart = true;
+          ++stats_.impulses;
+          ++stats_.events;
+          if (recorder_)
+            recorder_->event(t, "impulse", name_of(candidate.a), name_of(candidate.b),
+                             "impulse_N_s=" + Recorder::number(impulse) +
+                                 ";restitution=" + Recorder::number(restitution));
+        }
+      }
+    }
+    if (per_contact > 0)
+      contact_event_values(t, c, living.state,
+                           std::span<double>(living.event_g.data(), per_contact));
+  }
+
+  // 3. Deaths: living contacts no longer closer than the activation distance (or no longer
+  //    broad-phase candidates).
+  bool died = false;
   for (auto it = living_.begin(); it != living_.end();) {
-    if (it->second.last_seen_step == stats_.steps) {
+    LivingContact& contact = it->second;
+    if (contact.seen == detections_ &&
+        candidates_[contact.candidate].geometry().distance_m < activation_distance_m_) {
       ++it;
       continue;
     }
+    if (contact.seen == detections_) candidates_[contact.candidate].living = nullptr;
     ++stats_.events;
     if (recorder_) {
       const std::size_t a = it->first >> 32, b = it->first & 0xffffffffu;
-      recorder_->event(t, "contact_end", scene_.geometries[a].name, scene_.geometries[b].name,
-                       "duration_s=" + Recorder::number(t - it->second.state.birth_time_s) +
-                           ";max_penetration_m=" + Recorder::number(it->second.max_penetration_m));
+      recorder_->event(t, "contact_end", name_of(a), name_of(b),
+                       "duration_s=" + Recorder::number(t - contact.state.birth_time_s) +
+                           ";max_penetration_m=" + Recorder::number(contact.max_penetration_m));
     }
     it = living_.erase(it);
+    died = true;
+  }
+  if (died || !born.empty()) {
+    relayout_living(pending_y_, born);
+    if (states_per_contact_ > 0) restart = true;
   }
   if (stop_ && stop_->load()) return StepAction::stop;
-  return StepAction::proceed;
+  return restart ? StepAction::restart : StepAction::proceed;
 }
 
 void Simulation::output(double t, std::span<const double> y) {
@@ -456,10 +771,14 @@ double Simulation::total_energy(std::span<const double> y) {
     energy -= body.mass_kg * scene_.gravity_W.dot(body.X_WB.p + c);
   }
   detect_contacts();
-  for (std::size_t c = 0; c < candidates_.size(); ++c)
-    for (int point = 0; point < candidates_[c].manifold.count; ++point)
-      if (candidates_[c].manifold.points[point].distance_m < 0.0)
-        energy += force_law_->potential_energy(contact_kinematics(0.0, c, point));
+  for (std::size_t c = 0; c < candidates_.size(); ++c) {
+    const Candidate& candidate = candidates_[c];
+    const ContactState state =
+        candidate.living ? working_state(*candidate.living, y) : ContactState{};
+    for (int point = 0; point < candidate.manifold.count; ++point)
+      if (candidate.manifold.points[point].distance_m < activation_distance_m_)
+        energy += force_law_->potential_energy(contact_kinematics(0.0, c, point), state);
+  }
   return energy;
 }
 
@@ -472,8 +791,15 @@ std::vector<NarrowPhaseStatistics> Simulation::narrow_phase_statistics() const {
 const std::vector<ContactSample>& Simulation::contacts_at(double t, std::span<const double> y) {
   compute_kinematics(y);
   detect_contacts();
-  compute_forces(t, true);
+  compute_forces(t, y, {}, true);
   return samples_;
+}
+
+bool Simulation::on_output_grid(double t) const {
+  const double interval = scene_.output_interval_s;
+  if (t == scene_.duration_s) return true;
+  if (!(std::isfinite(interval) && interval > 0.0)) return false;
+  return std::round(t / interval) * interval == t;
 }
 
 IntegrationResult Simulation::run(Recorder* recorder, const std::atomic<bool>* stop) {
@@ -481,17 +807,40 @@ IntegrationResult Simulation::run(Recorder* recorder, const std::atomic<bool>* s
   stop_ = stop;
   std::vector<double> y = initial_state();
   project(y);
-  // Contacts already penetrating at t = 0 are born at t = 0.
-  step_completed(0.0, y);
+  // Contacts already closer than the activation distance at t = 0 are born at t = 0.
+  if (step_completed(0.0, y) == StepAction::restart) y = pending_y_;
   --stats_.steps;
   if (recorder_) recorder_->begin(*this, y);
   output(0.0, y);
-  IntegrationResult result =
-      integrator_->integrate(*this, 0.0, scene_.duration_s, scene_.output_interval_s, y);
-  if (recorder_) recorder_->end(*this, y, result);
+  IntegrationResult total;
+  double t = 0.0;
+  for (;;) {
+    IntegrationResult result =
+        integrator_->integrate(*this, t, scene_.duration_s, scene_.output_interval_s, y);
+    total.steps += result.steps;
+    total.rejected_steps += result.rejected_steps;
+    total.rhs_evaluations += result.rhs_evaluations;
+    total.event_evaluations += result.event_evaluations;
+    total.located_events += result.located_events;
+    total.status = result.status;
+    total.time_reached_s = result.time_reached_s;
+    total.message = std::move(result.message);
+    if (total.status != IntegrationStatus::restart_requested) break;
+    // The host changed the state at t (an impulse, contact states born or gone): resume from it.
+    ++stats_.restarts;
+    t = total.time_reached_s;
+    y = pending_y_;
+    if (on_output_grid(t)) output(t, y);  // the integrator returned before reporting it
+    if (t >= scene_.duration_s) {
+      total.status = IntegrationStatus::completed;
+      break;
+    }
+  }
+  stats_.located_events = total.located_events;
+  if (recorder_) recorder_->end(*this, y, total);
   recorder_ = nullptr;
   stop_ = nullptr;
-  return result;
+  return total;
 }
 
 }  // namespace contactlab::core

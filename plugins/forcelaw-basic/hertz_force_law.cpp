@@ -70,7 +70,8 @@ double HertzForceLaw::normal_force(const ContactKinematics& contact,
          std::sqrt(contact.effective_radius_m) * delta_m * std::sqrt(delta_m);
 }
 
-double HertzForceLaw::potential_energy(const ContactKinematics& contact) const {
+double HertzForceLaw::potential_energy(const ContactKinematics& contact,
+                                       const ContactState& /*state*/) const {
   check_hertz_inputs(contact);
   const double delta_m = std::max(0.0, contact.penetration_m);
   // ∫₀^δ (4/3)·E*·√R*·s^{3/2} ds = (8/15)·E*·√R*·δ^{5/2}.

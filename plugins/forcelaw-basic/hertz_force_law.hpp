@@ -19,7 +19,8 @@ class HertzForceLaw final : public ForceLaw {
   ForceLawRequirements requirements() const override;
   double normal_force(const ContactKinematics& contact, const ContactState& state) const override;
   /// k_red·(8/15)·E*·√R*·δ^{5/2}: the integral of the force over δ.
-  double potential_energy(const ContactKinematics& contact) const override;
+  double potential_energy(const ContactKinematics& contact,
+                          const ContactState& state) const override;
 
  private:
   double stiffness_scale_;

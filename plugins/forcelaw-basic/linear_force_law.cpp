@@ -37,7 +37,8 @@ double LinearForceLaw::normal_force(const ContactKinematics& contact,
   return clamp_tension_ ? std::max(0.0, force_N) : force_N;
 }
 
-double LinearForceLaw::potential_energy(const ContactKinematics& contact) const {
+double LinearForceLaw::potential_energy(const ContactKinematics& contact,
+                                        const ContactState& /*state*/) const {
   const double delta_m = contact.penetration_m;
   return 0.5 * stiffness_N_per_m_ * delta_m * delta_m;
 }

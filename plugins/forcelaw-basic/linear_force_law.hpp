@@ -18,7 +18,8 @@ class LinearForceLaw final : public ForceLaw {
   ForceLawRequirements requirements() const override;
   double normal_force(const ContactKinematics& contact, const ContactState& state) const override;
   /// ½·k·δ²: the spring's energy (the damper stores none).
-  double potential_energy(const ContactKinematics& contact) const override;
+  double potential_energy(const ContactKinematics& contact,
+                          const ContactState& state) const override;
 
  private:
   double stiffness_N_per_m_;

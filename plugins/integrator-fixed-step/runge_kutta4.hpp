@@ -6,6 +6,8 @@
 #include <contactlab/integrator.hpp>
 #include <contactlab/parameters.hpp>
 
+#include "fixed_step_driver.hpp"
+
 namespace contactlab::plugins {
 
 /// The classic four-stage RK4 on the whole state y = [q; v] in the embedding space, followed by
@@ -21,7 +23,8 @@ class RungeKutta4 final : public Integrator {
                               std::span<double> y) override;
 
  private:
-  double step_s_;
+  FixedStepSettings settings_;
+  detail::FixedStepWorkspace work_;
   // Work buffers (stage slopes and the stage state), sized once per integrate() call.
   std::vector<double> k1_, k2_, k3_, k4_, y_stage_;
 };

@@ -6,6 +6,8 @@
 #include <contactlab/integrator.hpp>
 #include <contactlab/parameters.hpp>
 
+#include "fixed_step_driver.hpp"
+
 namespace contactlab::plugins {
 
 /// v_{n+1} = v_n + h·v̇(t_n, q_n, v_n); q_{n+1} = q_n ⊕ v_{n+1}·h (ode.integrate_configuration,
@@ -22,7 +24,8 @@ class SemiImplicitEuler final : public Integrator {
                               std::span<double> y) override;
 
  private:
-  double step_s_;
+  FixedStepSettings settings_;
+  detail::FixedStepWorkspace work_;
   // Work buffers, sized once per integrate() call.
   std::vector<double> y_rate_;
   std::vector<double> q_next_;

@@ -30,7 +30,8 @@ class ConstantStiffness final : public contactlab::ForceLaw {
                              damping_N_s_per_m_ * contact.penetration_rate_m_per_s);
   }
 
-  double potential_energy(const contactlab::ContactKinematics& contact) const override {
+  double potential_energy(const contactlab::ContactKinematics& contact,
+                          const contactlab::ContactState&) const override {
     return 0.5 * stiffness_N_per_m_ * contact.penetration_m * contact.penetration_m;
   }
 

@@ -71,7 +71,8 @@ TEST_CASE("linear: f = k·δ + c·δ̇ within 1e-12 relative, potential ½kδ²,
   const ContactState state;
   CHECK(law.normal_force(contact_with(1e-3, 0.5), state) == Approx(200.0 + 150.0).epsilon(1e-12));
   CHECK(law.normal_force(contact_with(2e-3, -0.1), state) == Approx(400.0 - 30.0).epsilon(1e-12));
-  CHECK(law.potential_energy(contact_with(1e-3, 0.5)) == Approx(0.5 * 2e5 * 1e-6).epsilon(1e-12));
+  CHECK(law.potential_energy(contact_with(1e-3, 0.5), ContactState{}) ==
+        Approx(0.5 * 2e5 * 1e-6).epsilon(1e-12));
   CHECK_FALSE(law.requirements().effective_radius);
   CHECK_FALSE(law.requirements().effective_modulus);
 }
@@ -114,7 +115,7 @@ TEST_CASE(
   CHECK(law.normal_force(steel_ball_on_steel_plate(1e-6), state) ==
         Approx(200.0 / 13.0).epsilon(1e-12));
   // Energy (8/15)·E*·√R*·δ^{5/2} = (8/15)·(150/13)·10⁻⁶ J = 80/13 µJ.
-  CHECK(law.potential_energy(steel_ball_on_steel_plate(1e-6)) ==
+  CHECK(law.potential_energy(steel_ball_on_steel_plate(1e-6), ContactState{}) ==
         Approx(80.0 / 13.0 * 1e-6).epsilon(1e-12));
   // Damping is not part of this law: δ̇ changes nothing.
   ContactKinematics moving = steel_ball_on_steel_plate(1e-6);
@@ -129,7 +130,7 @@ TEST_CASE("hertz: stiffness_scale k_red multiplies force and energy (within 1e-1
       ParameterValues::defaults(HertzForceLaw::schema(), {{"stiffness_scale", 1e-4}}));
   CHECK(law.normal_force(steel_ball_on_steel_plate(1e-6), state) ==
         Approx(1e-4 * 200.0 / 13.0).epsilon(1e-12));
-  CHECK(law.potential_energy(steel_ball_on_steel_plate(1e-6)) ==
+  CHECK(law.potential_energy(steel_ball_on_steel_plate(1e-6), ContactState{}) ==
         Approx(1e-4 * 80.0 / 13.0 * 1e-6).epsilon(1e-12));
 }
 
@@ -138,8 +139,8 @@ TEST_CASE("hertz: force is the derivative of the potential (central difference, 
   const HertzForceLaw law(ParameterValues::defaults(HertzForceLaw::schema()));
   for (double delta : {1e-7, 1e-6, 3e-5, 1e-4}) {
     const double h = 1e-4 * delta;
-    const double dU = law.potential_energy(steel_ball_on_steel_plate(delta + h)) -
-                      law.potential_energy(steel_ball_on_steel_plate(delta - h));
+    const double dU = law.potential_energy(steel_ball_on_steel_plate(delta + h), ContactState{}) -
+                      law.potential_energy(steel_ball_on_steel_plate(delta - h), ContactState{});
     CHECK(dU / (2.0 * h) ==
           Approx(law.normal_force(steel_ball_on_steel_plate(delta), state)).epsilon(1e-8));
   }
@@ -154,7 +155,7 @@ TEST_CASE("hertz: a flat–flat pair (R* = ∞) throws SimulationError saying ho
   CHECK_THROWS_WITH(law.normal_force(flat, state),
                     "hertz needs a finite effective radius: both surfaces are flat; set "
                     "contact_radius_m on one geometry");
-  CHECK_THROWS_AS(law.potential_energy(flat), contactlab::SimulationError);
+  CHECK_THROWS_AS(law.potential_energy(flat, ContactState{}), contactlab::SimulationError);
   flat.effective_radius_m = 0.0;
   CHECK_THROWS_WITH(law.normal_force(flat, state), Catch::Contains("effective radius"));
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -33,13 +34,20 @@ std::unique_ptr<Integrator> make_integrator(const std::string& name, double step
       ParameterValues::defaults(RungeKutta4::schema(), {{"step_s", step_s}}));
 }
 
-/// q̈ = −ω²·q, y = [q; v]. Records every callback.
+/// q̈ = −ω²·q, y = [q; v]. Records every callback. With `event_level` set it has one event
+/// function g = q − level (armed while q > level), and can ask for a restart when it fires.
 class Oscillator final : public contactlab::OdeView {
  public:
   explicit Oscillator(double omega_rad_per_s) : omega_(omega_rad_per_s) {}
 
   std::size_t configuration_size() const override { return 1; }
   std::size_t velocity_size() const override { return 1; }
+  std::size_t state_size() const override { return 2; }
+  std::size_t event_count() const override { return std::isnan(event_level) ? 0 : 1; }
+  void event_values(double /*t*/, std::span<const double> y, std::span<double> g) override {
+    ++event_calls;
+    g[0] = y[0] - event_level;
+  }
   void derivative(double t, std::span<const double> y, std::span<double> y_rate) override {
     ++derivative_calls;
     if (t >= throw_at_time_s)
@@ -55,6 +63,13 @@ class Oscillator final : public contactlab::OdeView {
   StepAction step_completed(double t, std::span<const double> y) override {
     step_times.push_back(t);
     last_state = {y[0], y[1]};
+    const bool fired = !std::isnan(event_level) && armed && y[0] - event_level <= 0.0;
+    if (!std::isnan(event_level)) armed = y[0] - event_level > 0.0;
+    if (fired) {
+      event_times.push_back(t);
+      event_states.push_back({y[0], y[1]});
+      if (restart_at_event) return StepAction::restart;
+    }
     const double energy = 0.5 * (y[1] * y[1] + omega_ * omega_ * y[0] * y[0]);
     min_energy = std::min(min_energy, energy);
     max_energy = std::max(max_energy, energy);
@@ -75,6 +90,12 @@ class Oscillator final : public contactlab::OdeView {
   double max_energy = 0.0;
   int derivative_calls = 0;
   int project_calls = 0;
+  double event_level = std::numeric_limits<double>::quiet_NaN();
+  bool armed = true;
+  bool restart_at_event = false;
+  int event_calls = 0;
+  std::vector<double> event_times;
+  std::vector<std::array<double, 2>> event_states;
 };
 
 /// max(|q − cos t|, |v + sin t|) at t_end for ω = 1, q(0) = 1, v(0) = 0.
@@ -87,14 +108,14 @@ double global_error(const std::string& name, double step_s, double t_end) {
   return std::max(std::abs(y[0] - std::cos(t_end)), std::abs(y[1] + std::sin(t_end)));
 }
 
-/// The output times the driver promises: t_start + k·interval (k ≥ 1) while before t_end (by more
-/// than the merge tolerance 1e-9·step), then t_end.
+/// The output times the driver promises: the absolute grid k·interval in (t_start, t_end) (by
+/// more than the merge tolerance 1e-9·step from either end), then t_end.
 std::vector<double> expected_outputs(double t_start, double t_end, double interval, double step) {
   std::vector<double> times;
   for (int k = 1;; ++k) {
-    const double t = t_start + static_cast<double>(k) * interval;
+    const double t = static_cast<double>(k) * interval;
     if (!(t < t_end - 1e-9 * step)) break;
-    times.push_back(t);
+    if (t > t_start + 1e-9 * step) times.push_back(t);
   }
   times.push_back(t_end);
   return times;
@@ -103,21 +124,75 @@ std::vector<double> expected_outputs(double t_start, double t_end, double interv
 }  // namespace
 
 TEST_CASE(
-    "fixed-step: both declare step_s (default 1e-4 s, > 0) and are explicit, non-adaptive, "
-    "without root finding") {
+    "fixed-step: both declare step_s (default 1e-4 s, > 0), locate_events (true) and "
+    "event_tolerance_s (1e-12 s); explicit, non-adaptive, restartable, locating events") {
   for (const ParameterSchema& schema : {SemiImplicitEuler::schema(), RungeKutta4::schema()}) {
-    REQUIRE(schema.size() == 1);
+    REQUIRE(schema.size() == 3);
     CHECK(schema[0].name == "step_s");
     CHECK(std::get<double>(schema[0].default_value) == 1e-4);
     CHECK(schema[0].minimum == 0.0);
     CHECK(schema[0].minimum_exclusive);
     CHECK(schema[0].unit == "s");
+    CHECK(schema[1].name == "locate_events");
+    CHECK(std::get<bool>(schema[1].default_value));
+    CHECK(schema[2].name == "event_tolerance_s");
+    CHECK(std::get<double>(schema[2].default_value) == 1e-12);
   }
   for (const char* name : {"semi_implicit_euler", "rk4"}) {
     const auto capabilities = make_integrator(name, 1e-3)->capabilities();
     CHECK_FALSE(capabilities.adaptive);
     CHECK_FALSE(capabilities.implicit);
-    CHECK_FALSE(capabilities.root_finding);
+    CHECK(capabilities.root_finding);
+    CHECK(capabilities.state_reset);
+  }
+  const auto blind = std::make_unique<RungeKutta4>(ParameterValues::defaults(
+      RungeKutta4::schema(), {{"step_s", 1e-3}, {"locate_events", false}}));
+  CHECK_FALSE(blind->capabilities().root_finding);
+}
+
+TEST_CASE(
+    "fixed-step: an event (q falls to 0.5 on q = cos t) is located by bisection at π/3 within "
+    "1e-9 s (rk4, h = 0.01), the step grid resumes, outputs stay on the grid") {
+  Oscillator ode(1.0);
+  ode.event_level = 0.5;
+  std::vector<double> y = {1.0, 0.0};
+  const IntegrationResult result = make_integrator("rk4", 0.01)->integrate(ode, 0.0, 2.0, 0.1, y);
+  REQUIRE(result.status == IntegrationStatus::completed);
+  REQUIRE(ode.event_times.size() == 1);
+  CHECK(result.located_events == 1);
+  const double t_event = ode.event_times[0];
+  CHECK(std::abs(t_event - std::numbers::pi / 3.0) < 1e-9);
+  // The step ends past the crossing, by at most the bracket (|q̇| ≤ 1 here).
+  CHECK(ode.event_states[0][0] <= 0.5);
+  CHECK(ode.event_states[0][0] > 0.5 - 1e-11);
+  // The step after the event ends on the grid point the interrupted step was heading for.
+  const auto after = std::find(ode.step_times.begin(), ode.step_times.end(), t_event) + 1;
+  REQUIRE(after != ode.step_times.end());
+  CHECK(*after == Approx(1.05).margin(1e-12));
+  CHECK(ode.output_times == expected_outputs(0.0, 2.0, 0.1, 0.01));
+  CHECK(result.steps == 201);
+}
+
+TEST_CASE(
+    "fixed-step: step_completed returning restart ends integrate() as restart_requested at the "
+    "event; integrate() again from there continues on the absolute output grid") {
+  for (const char* name : {"semi_implicit_euler", "rk4"}) {
+    DYNAMIC_SECTION(name) {
+      Oscillator ode(1.0);
+      ode.event_level = 0.5;
+      ode.restart_at_event = true;
+      std::vector<double> y = {1.0, 0.0};
+      const auto integrator = make_integrator(name, 0.01);
+      IntegrationResult result = integrator->integrate(ode, 0.0, 2.0, 0.25, y);
+      REQUIRE(result.status == IntegrationStatus::restart_requested);
+      CHECK(result.time_reached_s == ode.event_times.at(0));
+      CHECK(std::abs(result.time_reached_s - std::numbers::pi / 3.0) < 1e-3);
+      CHECK(ode.output_times == std::vector<double>{0.25, 0.5, 0.75, 1.0});
+      ode.restart_at_event = false;
+      result = integrator->integrate(ode, result.time_reached_s, 2.0, 0.25, y);
+      CHECK(result.status == IntegrationStatus::completed);
+      CHECK(ode.output_times == std::vector<double>{0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0});
+    }
   }
 }
 
@@ -167,7 +242,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "fixed-step: output times t_start + k·interval and t_end are hit exactly (==), steps "
+    "fixed-step: output times k·interval after t_start and t_end are hit exactly (==), steps "
     "never exceed step_s, and y at each output matches the exact solution") {
   for (const char* name : {"semi_implicit_euler", "rk4"}) {
     DYNAMIC_SECTION(name) {
@@ -192,7 +267,7 @@ TEST_CASE(
         CHECK(std::find(ode.step_times.begin(), ode.step_times.end(), t) != ode.step_times.end());
       }
       for (std::size_t i = 0; i < ode.output_times.size(); ++i) {
-        const double tau = ode.output_times[i] - t_start;
+        const double tau = ode.output_times[i] - t_start;  // the run starts at q = 1, v = 0
         CHECK(ode.output_states[i][0] == Approx(std::cos(2.0 * tau)).margin(0.05));
       }
     }
@@ -286,5 +361,5 @@ TEST_CASE(
   std::vector<double> wrong = {1.0, 0.0, 0.0};
   result = integrator->integrate(ode, 0.0, 1.0, 0.1, wrong);
   CHECK(result.status == IntegrationStatus::failed);
-  CHECK_THAT(result.message, Catch::Contains("nq + nv = 2"));
+  CHECK_THAT(result.message, Catch::Contains("the ODE has 2"));
 }

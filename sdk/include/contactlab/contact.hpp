@@ -46,6 +46,7 @@ struct NarrowPhaseCache {
 /// Body A and body B are the bodies of the pair's first and second geometry.
 struct ContactKinematics {
   double time_s = 0.0;
+  double distance_m = 0.0;     ///< signed distance of the pair (< 0 penetrating) [m]
   double penetration_m = 0.0;  ///< δ = max(0, −distance) ≥ 0
   double penetration_rate_m_per_s =
       0.0;  ///< δ̇ = −(v_B − v_A)·n at the contact point; > 0 approaching
@@ -60,15 +61,29 @@ struct ContactKinematics {
   PairMaterial material;                            ///< the pair's material
 };
 
-/// Memory of one contact between its birth (signed distance crossing zero) and its death
-/// (separation). The host owns it; laws read it. Fixed-size so it never allocates.
+/// Most continuous states and event functions one law may declare per contact.
+inline constexpr int max_law_continuous_states = 4;
+inline constexpr int max_law_event_functions = 4;
+
+/// The memory one law (the force law, or the friction law) keeps for one contact.
+struct LawMemory {
+  std::int32_t mode = 0;         ///< discrete state (e.g. loading/unloading, stick/slip)
+  std::array<double, 8> data{};  ///< discrete memory (e.g. maximum compression, impact speed)
+  /// Continuous states (e.g. LuGre bristle deflection). They are part of the integrated state while
+  /// the contact lives: the host copies the current values here before every call, and integrates
+  /// the rates the law reports from continuous_rate().
+  std::array<double, max_law_continuous_states> x{};
+};
+
+/// Memory of one contact between its birth (signed distance crossing the force law's activation
+/// distance, zero by default) and its death (separation). The host owns it; laws read it, and
+/// update their own LawMemory in ContactLaw::on_birth and ContactLaw::on_event. Fixed-size so it
+/// never allocates.
 struct ContactState {
   double birth_time_s = 0.0;
   double impact_velocity_m_per_s = 0.0;  ///< δ̇ at birth
-  std::int32_t law_mode = 0;         ///< discrete state of the force law (e.g. loading/unloading)
-  std::int32_t friction_mode = 0;    ///< discrete state of the friction law (e.g. stick/slip)
-  std::array<double, 8> law_data{};  ///< force-law memory (e.g. maximum compression)
-  std::array<double, 8> friction_data{};  ///< friction memory (e.g. anchor point)
+  LawMemory law;                         ///< the force law's memory
+  LawMemory friction;                    ///< the friction law's memory
 };
 
 /// Tangential force and torque of friction, acting on body B at the contact point (A receives the

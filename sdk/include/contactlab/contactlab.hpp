@@ -3,6 +3,7 @@
 
 #include "contactlab/broad_phase.hpp"
 #include "contactlab/contact.hpp"
+#include "contactlab/contact_law.hpp"
 #include "contactlab/errors.hpp"
 #include "contactlab/force_law.hpp"
 #include "contactlab/friction.hpp"

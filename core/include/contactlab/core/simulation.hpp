@@ -1,5 +1,6 @@
-// The simulation: owns the plugin instances, the state y = [q; v], the living contacts and the
-// workspace; implements the OdeView the integrators drive.
+// The simulation: owns the plugin instances, the state y = [q; v; x] (x: the continuous states of
+// the living contacts), the living contacts and the workspace; implements the OdeView the
+// integrators drive.
 #pragma once
 
 #include <atomic>
@@ -39,6 +40,9 @@ struct SimulationStatistics {
   std::int64_t rhs_evaluations = 0;
   std::int64_t narrow_phase_queries = 0;
   std::int64_t events = 0;
+  std::int64_t impulses = 0;        ///< velocity jumps applied by impulsive laws
+  std::int64_t restarts = 0;        ///< integrator restarts after the host changed the state
+  std::int64_t located_events = 0;  ///< steps the integrator ended at a located event
   double max_penetration_m = 0.0;
   double broad_phase_s = 0.0, narrow_phase_s = 0.0, response_s = 0.0, dynamics_s = 0.0;
 };
@@ -54,6 +58,11 @@ class Simulation final : public OdeView {
   // --- OdeView ---
   std::size_t configuration_size() const override { return nq_; }
   std::size_t velocity_size() const override { return nv_; }
+  std::size_t state_size() const override { return nq_ + nv_ + nx_; }
+  std::size_t event_count() const override {
+    return 2 + living_order_.size() * static_cast<std::size_t>(events_per_contact_);
+  }
+  void event_values(double t, std::span<const double> y, std::span<double> g) override;
   void derivative(double t, std::span<const double> y, std::span<double> y_rate) override;
   void integrate_configuration(std::span<const double> q, std::span<const double> v, double dt,
                                std::span<double> q_out) override;
@@ -85,12 +94,34 @@ class Simulation final : public OdeView {
   struct LivingContact {
     ContactState state;
     double max_penetration_m = 0.0;
-    std::int64_t last_seen_step = -1;  ///< step at which it was last found penetrating
+    std::size_t x_offset = 0;   ///< its continuous states: y[nq + nv + x_offset …]
+    std::size_t candidate = 0;  ///< index into candidates_ at the last detection (if seen)
+    std::int64_t seen = -1;     ///< detection counter at which it was last a candidate
+    /// Its law event functions at the last accepted step ([law…; friction…]).
+    std::array<double, 2 * max_law_event_functions> event_g{};
   };
 
   void compute_kinematics(std::span<const double> y);
   void detect_contacts();
-  void compute_forces(double t, bool record);
+  /// Narrow-phase query of geometries a < b with chain member `chain_index`, appended to
+  /// candidates_ (linked to its living contact, if any).
+  void query_pair(std::size_t a, std::size_t b, int chain_index);
+  /// Forces of the candidates at (t, y); when y_rate is not empty also the rates of the living
+  /// contacts' continuous states.
+  void compute_forces(double t, std::span<const double> y, std::span<double> y_rate, bool record);
+  /// The contact's state with its continuous states copied from y.
+  ContactState working_state(const LivingContact& contact, std::span<const double> y) const;
+  /// Law event functions of a living contact (candidate c) into g ([law…; friction…]).
+  void contact_event_values(double t, std::size_t c, const ContactState& state,
+                            std::span<double> g) const;
+  /// Applies a Newton impulse with restitution e at candidate c's deepest point to the
+  /// velocities in y (the kinematics must be those of y). Returns the impulse [N·s].
+  double apply_impulse(double t, std::size_t c, double restitution, std::span<double> y);
+  /// After births and deaths: living_order_, the continuous-state offsets, nx_, and (when the
+  /// contacts have continuous states) pending_y_ rebuilt as [q; v; x] from `y`'s old layout.
+  void relayout_living(std::span<const double> y, const std::vector<std::uint64_t>& born);
+  /// Time-grid helper for run(): whether t is an output time k·interval.
+  bool on_output_grid(double t) const;
   void compute_accelerations(std::span<const double> y, std::span<double> y_rate);
   /// Kinematics of point `point` of candidate `candidate`'s manifold.
   ContactKinematics contact_kinematics(double t, std::size_t candidate, int point = 0) const;
@@ -107,6 +138,11 @@ class Simulation final : public OdeView {
   std::shared_ptr<Integrator> integrator_;
   std::vector<BodyRuntime> bodies_;
   std::size_t nq_ = 0, nv_ = 0;
+  std::size_t nx_ = 0;  ///< continuous states of the living contacts
+  ContactLawLayout law_layout_, friction_layout_;
+  int states_per_contact_ = 0, events_per_contact_ = 0;
+  double activation_distance_m_ = 0.0;
+  bool impulsive_ = false;
 
   // Workspace (sized once; no allocation per evaluation after warm-up).
   std::vector<Pose> X_WG_;                   ///< per geometry
@@ -116,14 +152,23 @@ class Simulation final : public OdeView {
   bool proxies_inserted_ = false;  ///< proxies enter the broad phase at the first detection
   std::vector<ProxyPair> pairs_;
   struct Candidate {
-    std::size_t a = 0, b = 0;  ///< geometry indices, a < b
-    ContactManifold manifold;  ///< points[0]: the deepest; its distance is the pair's
+    std::size_t a = 0, b = 0;         ///< geometry indices, a < b
+    ContactManifold manifold;         ///< points[0]: the deepest; its distance is the pair's
+    LivingContact* living = nullptr;  ///< its living contact, if any (valid until the next death)
     const ContactGeometry& geometry() const { return manifold.points[0]; }
   };
   std::vector<Candidate> candidates_;  ///< narrow-phase results of the last detection
   std::vector<ContactSample> samples_;
   std::unordered_map<std::uint64_t, NarrowPhaseCache> caches_;
   std::unordered_map<std::uint64_t, LivingContact> living_;
+  std::vector<std::uint64_t> living_order_;  ///< living contacts in state/event order
+  std::int64_t detections_ = 0;              ///< detect_contacts() calls
+  // The state of the last event_values() call, whose detection step_completed() may reuse.
+  double event_time_s_ = 0.0;
+  std::vector<double> event_state_;
+  std::int64_t event_detection_ = -1;
+  std::vector<double> pending_y_;    ///< the state after a restart-requesting step_completed()
+  std::vector<std::uint64_t> born_;  ///< step_completed()'s newborn contacts (reused)
 
   Recorder* recorder_ = nullptr;
   Observer observer_;
