@@ -2,6 +2,7 @@
 #include <contactlab/plugin.hpp>
 
 #include "hertz_force_law.hpp"
+#include "hunt_crossley_force_law.hpp"
 #include "linear_force_law.hpp"
 
 namespace {
@@ -12,6 +13,11 @@ const contactlab::PluginEntry entries[] = {
         "1.0.0"),
     contactlab::plugin_entry<contactlab::ForceLaw, contactlab::plugins::HertzForceLaw>(
         "hertz", "Elastic Hertz contact f = (4/3) E* sqrt(R*) delta^(3/2) (Neumayr eq. 7.1)",
+        "1.0.0"),
+    contactlab::plugin_entry<contactlab::ForceLaw, contactlab::plugins::HuntCrossleyForceLaw>(
+        "hunt_crossley",
+        "Hunt-Crossley f = k delta^n (1 + d delta_dot), d from restitution (hunt_crossley, "
+        "lankarani_nikravesh, flores, gonthier) or constant; Hertz k by default",
         "1.0.0"),
 };
 
