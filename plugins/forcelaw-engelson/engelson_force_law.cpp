@@ -39,53 +39,18 @@ EngelsonCalibration parse_calibration(const std::string& name) {
                    "'; expected one of exact, fraction, cubic, given");
 }
 
-// ---- ε(u): the dimensionless impact ÿ = −(1 + u·ẏ)·y, integrated by Dormand–Prince 5(4)
-// ----------
-
-struct Point {
-  double y, w;  // position and velocity
-};
-
-Point rate(double u, const Point& p) {
-  return {p.w, -(1.0 + u * p.w) * p.y};
-}
-
-/// One Dormand–Prince step of length h from p: the 5th-order solution, and the difference to the
-/// embedded 4th-order one in `error`.
-Point dopri_step(double u, const Point& p, double h, Point& error) {
-  auto at = [&](std::initializer_list<std::pair<double, const Point*>> terms) {
-    Point q = p;
-    for (const auto& [a, k] : terms) {
-      q.y += h * a * k->y;
-      q.w += h * a * k->w;
-    }
-    return q;
-  };
-  const Point k1 = rate(u, p);
-  const Point k2 = rate(u, at({{1.0 / 5.0, &k1}}));
-  const Point k3 = rate(u, at({{3.0 / 40.0, &k1}, {9.0 / 40.0, &k2}}));
-  const Point k4 = rate(u, at({{44.0 / 45.0, &k1}, {-56.0 / 15.0, &k2}, {32.0 / 9.0, &k3}}));
-  const Point k5 = rate(u, at({{19372.0 / 6561.0, &k1},
-                               {-25360.0 / 2187.0, &k2},
-                               {64448.0 / 6561.0, &k3},
-                               {-212.0 / 729.0, &k4}}));
-  const Point k6 = rate(u, at({{9017.0 / 3168.0, &k1},
-                               {-355.0 / 33.0, &k2},
-                               {46732.0 / 5247.0, &k3},
-                               {49.0 / 176.0, &k4},
-                               {-5103.0 / 18656.0, &k5}}));
-  const Point next = at({{35.0 / 384.0, &k1},
-                         {500.0 / 1113.0, &k3},
-                         {125.0 / 192.0, &k4},
-                         {-2187.0 / 6784.0, &k5},
-                         {11.0 / 84.0, &k6}});
-  const Point k7 = rate(u, next);
-  // b − b* of the embedded pair.
-  constexpr double e1 = 71.0 / 57600.0, e3 = -71.0 / 16695.0, e4 = 71.0 / 1920.0,
-                   e5 = -17253.0 / 339200.0, e6 = 22.0 / 525.0, e7 = -1.0 / 40.0;
-  error.y = h * (e1 * k1.y + e3 * k3.y + e4 * k4.y + e5 * k5.y + e6 * k6.y + e7 * k7.y);
-  error.w = h * (e1 * k1.w + e3 * k3.w + e4 * k4.w + e5 * k5.w + e6 * k6.w + e7 * k7.w);
-  return next;
+/// G(w) = w − ln(1 + w) = ∫₀^w s/(1 + s) ds for w > −1, accurate to rounding also for small |w|
+/// (where w and ln(1 + w) cancel): the power series w²/2 − w³/3 + … below |w| = 0.1.
+double hysteresis_integral(double w) {
+  if (std::abs(w) >= 0.1) return w - std::log1p(w);
+  double sum = 0.0, power = w * w;
+  for (int j = 2; j < 40; ++j) {
+    const double term = power / j;
+    sum += (j % 2 == 0) ? term : -term;
+    if (std::abs(term) <= 1e-18 * std::abs(sum)) break;
+    power *= w;
+  }
+  return sum;
 }
 
 }  // namespace
@@ -95,119 +60,83 @@ double engelson_restitution(double u) {
     throw Error("engelson_restitution: u = v0·k must be finite and ≥ 0 (got " + format_value(u) +
                 ")");
   }
-  constexpr double rtol = 1e-12, atol = 1e-15;
-  Point p{0.0, 1.0};
-  // The fastest scale is the early braking of ẏ (time ~ 1/√u), then the damping rate u·y.
-  double h = 1e-3 / std::max(1.0, std::sqrt(u));
-  bool started = false;
-  for (long attempt = 0; attempt < 10000000; ++attempt) {
-    Point error;
-    const Point next = dopri_step(u, p, h, error);
-    const double scale_y = atol + rtol * std::max(std::abs(p.y), std::abs(next.y));
-    const double scale_w = atol + rtol * std::max(std::abs(p.w), std::abs(next.w));
-    const double err = std::max(std::abs(error.y) / scale_y, std::abs(error.w) / scale_w);
-    const double factor = std::clamp(0.9 * std::pow(std::max(err, 1e-30), -0.2), 0.2, 5.0);
-    if (err > 1.0) {
-      h *= factor;
-      continue;
+  // 1 − (2/3)u + (4/9)u² − …: below 1e-100 the difference to 1 is not representable.
+  if (u < 1e-100) return 1.0;
+  // Solve G(−w) = G(u) for w = u·ε ∈ (0, min(u, 1)): G(−w) = −w − ln(1 − w) rises from 0 to ∞ on
+  // [0, 1) and G(−u) ≥ G(u), so the root is bracketed. Newton (dG(−w)/dw = w/(1 − w)) safeguarded
+  // by bisection.
+  const double target = hysteresis_integral(u);
+  double lo = 0.0, hi = std::min(u, 1.0);
+  double w = std::min(0.5 * hi, std::sqrt(2.0 * target));  // G(−w) ≈ w²/2 for small w
+  for (int i = 0; i < 200; ++i) {
+    const double f = hysteresis_integral(-w) - target;
+    (f < 0.0 ? lo : hi) = w;
+    const double slope = w / (1.0 - w);
+    double next = slope > 0.0 ? w - f / slope : 0.5 * (lo + hi);
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (std::abs(next - w) <= 1e-15 * w) {
+      w = next;
+      break;
     }
-    if (started && next.y <= 0.0) {
-      // y crossed 0 inside this step: Newton on the step length (a Dormand–Prince step of any
-      // length from p is a 5th-order solution; dy/dh = ẏ).
-      double length = h * p.y / (p.y - next.y);
-      Point end = next;
-      for (int i = 0; i < 20; ++i) {
-        Point unused;
-        end = dopri_step(u, p, length, unused);
-        const double correction = end.y / end.w;
-        length -= correction;
-        if (std::abs(correction) <= 1e-16 * h) break;
-      }
-      end = dopri_step(u, p, length, error);
-      return -end.w;
-    }
-    started = true;
-    p = next;
-    h *= factor;
+    w = next;
   }
-  throw Error("engelson_restitution: no separation for u = " + format_value(u));
+  return w / u;
 }
 
 namespace {
 
-/// ε(e^s) on s ∈ [s_first, s_last], with its slopes dε/ds, for Hermite interpolation.
-struct RestitutionTable {
-  static constexpr double s_first = -14.0, s_last = 8.0, step = 0.05;
-  static constexpr int size = 441;  // (s_last − s_first)/step + 1
-  std::array<double, size> epsilon{};
-  std::array<double, size> slope{};
-
-  RestitutionTable() {
-    // Two extra points beyond each end for the fourth-order central differences of the slopes.
-    std::array<double, size + 4> values{};
-    for (int i = 0; i < size + 4; ++i) {
-      values[i] = engelson_restitution(std::exp(s_first + (i - 2) * step));
+/// R(u) = (G(u) − G(−u·ε))/u² and dR/du, for the inversion ε → u. Its root in (0, 1/ε) is the u
+/// with ε(u) = ε: R(0⁺) = (1 − ε²)/2 > 0 and R → −∞ as u → 1/ε. Below u = 0.1 from the series
+/// R = Σ_{j≥2} ((−1)^j − ε^j)·u^{j−2}/j (no cancellation as u → 0), above from the logarithms.
+void inversion_residual(double u, double epsilon, double& value, double& slope) {
+  if (u < 0.1) {
+    value = 0.0;
+    slope = 0.0;
+    double u_power = 1.0, e_power = epsilon * epsilon,
+           one_minus_e_power = (1.0 - epsilon) * (1.0 + epsilon);
+    for (int j = 2; j < 60; ++j) {
+      // (−1)^j − ε^j, with 1 − ε^j = (1 − ε)(1 + ε + … + ε^{j−1}) kept exact for even j.
+      const double coefficient = (j % 2 == 0) ? one_minus_e_power : -1.0 - e_power;
+      const double term = coefficient * u_power / j;
+      value += term;
+      if (j >= 3) slope += coefficient * (j - 2) * (u_power / u) / j;
+      if (j > 3 && std::abs(term) <= 1e-18 * std::abs(value)) break;
+      u_power *= u;
+      one_minus_e_power = one_minus_e_power * epsilon + (1.0 - epsilon);  // 1 − ε^{j+1}
+      e_power *= epsilon;
     }
-    for (int i = 0; i < size; ++i) {
-      const double* v = &values[i + 2];
-      epsilon[i] = v[0];
-      slope[i] = (-v[2] + 8.0 * v[1] - 8.0 * v[-1] + v[-2]) / (12.0 * step);
-    }
+    return;
   }
-};
-
-const RestitutionTable& restitution_table() {
-  static const RestitutionTable table;  // built once, thread-safe
-  return table;
+  const double h = u - std::log1p(u) + u * epsilon + std::log1p(-u * epsilon);  // G(u) − G(−uε)
+  const double dh = u / (1.0 + u) - u * epsilon * epsilon / (1.0 - u * epsilon);
+  value = h / (u * u);
+  slope = (dh / u - 2.0 * value) / u;
 }
 
 }  // namespace
 
 double engelson_u_exact(double epsilon) {
-  const RestitutionTable& table = restitution_table();
-  if (!(epsilon >= 1e-3 && epsilon <= 1.0)) {
-    throw Error("engelson_u_exact: restitution " + format_value(epsilon) + " outside [0.001, 1]");
+  if (!(epsilon > 0.0 && epsilon <= 1.0)) {
+    throw Error("engelson_u_exact: restitution " + format_value(epsilon) + " outside (0, 1]");
   }
-  const double u_first = std::exp(RestitutionTable::s_first);
-  if (epsilon >= table.epsilon[0]) {
-    // ε(u) = 1 − (2/3)u + O(u²): linear between (0, 1) and the first table point.
-    return u_first * (1.0 - epsilon) / (1.0 - table.epsilon[0]);
+  if (epsilon == 1.0) return 0.0;
+  // Root of R(u) = (G(u) − G(−u·ε))/u² on (0, 1/ε): Newton safeguarded by bisection, from the
+  // first-order guess 1.5(1 − ε²)/(1 + ε³) (u → 3(1 − ε)/2 as ε → 1) or (1 − ε)/ε (u ≈ 1/ε for
+  // small ε), whichever is larger.
+  double lo = 0.0, hi = 1.0 / epsilon;
+  double u = std::max(1.5 * (1.0 - epsilon) * (1.0 + epsilon) / (1.0 + epsilon * epsilon * epsilon),
+                      (1.0 - epsilon) / epsilon);
+  if (!(u > lo && u < hi)) u = 0.5 * hi;
+  for (int i = 0; i < 200; ++i) {
+    double value = 0.0, slope = 0.0;
+    inversion_residual(u, epsilon, value, slope);
+    (value > 0.0 ? lo : hi) = u;
+    double next = slope < 0.0 ? u - value / slope : 0.5 * (lo + hi);
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (std::abs(next - u) <= 1e-15 * u) return next;
+    u = next;
   }
-  // ε decreases along the table: find i with ε_i ≥ ε > ε_{i+1}.
-  int lo = 0, hi = RestitutionTable::size - 1;
-  if (epsilon <= table.epsilon[hi]) return std::exp(RestitutionTable::s_last);
-  while (hi - lo > 1) {
-    const int mid = (lo + hi) / 2;
-    (table.epsilon[mid] >= epsilon ? lo : hi) = mid;
-  }
-  const double h = RestitutionTable::step;
-  const double p0 = table.epsilon[lo], p1 = table.epsilon[hi];
-  const double m0 = h * table.slope[lo], m1 = h * table.slope[hi];
-  auto value = [&](double t) {
-    const double t2 = t * t, t3 = t2 * t;
-    return (2 * t3 - 3 * t2 + 1) * p0 + (t3 - 2 * t2 + t) * m0 + (-2 * t3 + 3 * t2) * p1 +
-           (t3 - t2) * m1;
-  };
-  auto derivative = [&](double t) {
-    const double t2 = t * t;
-    return (6 * t2 - 6 * t) * p0 + (3 * t2 - 4 * t + 1) * m0 + (-6 * t2 + 6 * t) * p1 +
-           (3 * t2 - 2 * t) * m1;
-  };
-  // Newton safeguarded by bisection on [a, b], value(a) ≥ ε ≥ value(b).
-  double a = 0.0, b = 1.0, t = (p0 - epsilon) / (p0 - p1);
-  for (int i = 0; i < 60; ++i) {
-    const double f = value(t) - epsilon;
-    (f > 0.0 ? a : b) = t;
-    const double df = derivative(t);
-    double next = df < 0.0 ? t - f / df : 0.5 * (a + b);
-    if (!(next > a && next < b)) next = 0.5 * (a + b);
-    if (std::abs(next - t) <= 1e-15) {
-      t = next;
-      break;
-    }
-    t = next;
-  }
-  return std::exp(RestitutionTable::s_first + (lo + t) * h);
+  return u;
 }
 
 double engelson_s_cubic(double n) {
@@ -234,8 +163,6 @@ EngelsonForceLaw::EngelsonForceLaw(const ParameterValues& params)
         " but only k_from_restitution: given uses it (k_from_restitution is '" +
         params.text("k_from_restitution") + "', which derives k from the restitution)");
   }
-  if (calibration_ == EngelsonCalibration::exact)
-    restitution_table();  // build it now, not in a step
 }
 
 ParameterSchema EngelsonForceLaw::schema() {
@@ -259,8 +186,9 @@ ParameterSchema EngelsonForceLaw::schema() {
   v_min.minimum_exclusive = true;
   v_min.maximum_exclusive = true;
   ParameterSpec e_min =
-      real_parameter("min_restitution", 1e-3, 1e-3, 1.0, "",
+      real_parameter("min_restitution", 1e-3, 0.0, 1.0, "",
                      "exact and fraction use max(ε, min_restitution), as their k grows like 1/ε.");
+  e_min.minimum_exclusive = true;
   return {stiffness,
           choice_parameter("k_from_restitution", "exact", {"exact", "fraction", "cubic", "given"},
                            "k from the pair's restitution ε and impact speed v₀: exact inversion "

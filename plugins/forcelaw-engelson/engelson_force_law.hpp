@@ -2,7 +2,6 @@
 // the required restitution, and his combined distance/penetration quantity with threshold T.
 #pragma once
 
-#include <array>
 #include <cstdint>
 
 #include <contactlab/force_law.hpp>
@@ -13,24 +12,26 @@ namespace contactlab::plugins {
 /// How k [s/m] follows from the pair's restitution ε and the impact speed v₀ (Engelson
 /// Sec. 4.5–4.7).
 enum class EngelsonCalibration : std::int32_t {
-  exact,  ///< k = u*(ε)/v₀ with ε(u*) = ε, ε(u) the law's exact restitution (numerical inversion)
-  fraction,  ///< k = (1−ε)/(ε·v₀): ε(u) ≈ 1/(1+u) (Sec. 4.6, printed with a typo, see below)
-  cubic,     ///< k = e^{s(ε)}/v₀: the paper's log-cubic fit (Sec. 4.7)
-  given,     ///< k = damping_s_per_m
+  exact,  ///< k = u*(ε)/v₀ with ε(u*) = ε: the law's exact restitution ε(u), inverted
+  fraction,  ///< k = (1−ε)/(ε·v₀) from ε(u) ≈ 1/(1+u) (Sec. 4.6; printed 1/(v₀ε) − 1/ε: a typo)
+  cubic,  ///< k = e^{s(ε)}/v₀: the paper's log-cubic fit (Sec. 4.7)
+  given,  ///< k = damping_s_per_m
 };
 
-/// The exact restitution of the dimensionless impact ÿ = −(1 + u·ẏ)·y, y(0) = 0, ẏ(0) = 1: −ẏ when
-/// y returns to 0. Any impact of the law is this one: with y = √K·x/v₀ and time √K·t,
+/// The exact restitution of the dimensionless impact ÿ = −(1 + u·ẏ)·y, y(0) = 0, ẏ(0) = 1 (−ẏ when
+/// y returns to 0). Any free impact of the law is this one: with y = √K·x/v₀ and time √K·t,
 /// ε(v₀, k) = ε(u) with u = v₀·k, independent of K and m (Engelson's scaling lemma, Sec. 4.5).
-/// Integrated with an adaptive Dormand–Prince 5(4) method (relative tolerance 1e-12); the return
-/// to y = 0 is located by Newton iteration on the length of the last step. u ≥ 0.
+///
+/// The paper finds ε(u) by simulation only, but it has an implicit closed form (ours; it is the
+/// classical Hunt–Crossley phase-plane argument): with v = ẏ as a function of y, v·dv/(1 + u·v) =
+/// −y·dy, and y returns to 0, so ∫ from 1 to −ε of v/(1 + u·v) dv = 0, i.e. G(u) = G(−u·ε) with
+/// G(w) = w − ln(1 + w), or u·(1 + ε) = ln((1 + u)/(1 − u·ε)). (The same holds for any force
+/// k·xⁿ·(1 + d·ẋ): the restitution depends on d·v₀ only.) Solved for ε ∈ (0, min(1, 1/u)) by
+/// safeguarded Newton, to rounding. u ≥ 0. Never allocates unless it throws.
 double engelson_restitution(double u);
 
-/// The inverse of engelson_restitution: u with ε(u) = epsilon, for epsilon ∈ [1e-3, 1]. From a
-/// table of ε(e^s) on s = ln u ∈ [−14, 8] (step 0.05, built once per process), cubic Hermite
-/// interpolation in s and Newton iteration on the interpolant; the achieved ε is within about 1e-9
-/// of epsilon. Above the table (ε > ε(e^−14) ≈ 1 − 5.5e-7) u is interpolated linearly to u(1) = 0.
-/// Never allocates after the first call.
+/// The inverse: u ≥ 0 with engelson_restitution(u) = epsilon ∈ (0, 1]; safeguarded Newton in ln u
+/// (u ∈ (0, 1/ε)), to rounding. Never allocates unless it throws.
 double engelson_u_exact(double epsilon);
 
 /// Engelson's eq. for s(n) of Sec. 4.7, the root of his fitted cubic ε₁(s) = n, ε₁(s) ≈ ε(e^s):
@@ -59,7 +60,7 @@ double engelson_s_cubic(double n);
 /// with speed v₀, holds unchanged. T = 0 (default) is the plain penalty law x = δ.
 ///
 /// k is computed once per contact in on_birth() from the pair material's restitution ε and
-/// v₀ = impact_velocity_m_per_s, and kept in LawMemory: data[0] = k [s/m], data[1] = ε used,
+/// v₀ = impact_velocity_m_per_s, and kept in LawMemory: data[0] = k [s/m], data[1] = the pair's ε,
 /// data[2] = v₀ used [m/s], mode = 1. Regularisations: v₀ → max(v₀, min_impact_velocity_m_per_s)
 /// (a contact born at rest would give k = ∞), and, for exact and fraction, ε → max(ε,
 /// min_restitution) (k ∝ 1/ε as ε → 0). A contact the host evaluates before its birth (mode 0, a

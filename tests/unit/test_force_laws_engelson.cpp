@@ -100,7 +100,8 @@ ImpactResult integrate_impact(const Force& force, double mass_kg, double v0, dou
 }
 
 /// ε(u) of the dimensionless impact ÿ = −(1 + u·ẏ)·y, ẏ(0) = 1, by this file's RK4 (independent
-/// of the plugin's Dormand–Prince). Steps of 2e-4/√(1+u) resolve the early braking (time ~ 1/√u).
+/// of the plugin's implicit closed form). Steps of 2e-4/√(1+u) resolve the early braking (time ~
+/// 1/√u).
 double rk4_restitution(double u) {
   auto force = [u](double y, double w) { return (1.0 + u * w) * y; };
   const ImpactResult impact = integrate_impact(force, 1.0, 1.0, 2e-4 / std::sqrt(1.0 + u), 5000000);
@@ -145,7 +146,8 @@ TEST_CASE(
   CHECK(T.minimum == 0.0);
   CHECK(T.unit == "m");
   CHECK(spec_named(schema, "min_impact_velocity_m_per_s").unit == "m/s");
-  CHECK(spec_named(schema, "min_restitution").minimum == 1e-3);
+  CHECK(spec_named(schema, "min_restitution").minimum_exclusive);
+  CHECK(std::get<double>(spec_named(schema, "min_restitution").default_value) == 1e-3);
 }
 
 TEST_CASE(
@@ -212,7 +214,7 @@ TEST_CASE(
 
 TEST_CASE(
     "engelson: this file's RK4 reproduces the ε(u) table of seed-000.md §2.10 to its 6 digits, "
-    "and the plugin's ε(u) (Dormand–Prince) agrees with the RK4 within 1e-9") {
+    "and the plugin's ε(u) (implicit closed form) agrees with the RK4 within 1e-9") {
   // u = v₀k → ε(u, 1), from the reading notes' own check (6 decimals).
   const std::pair<double, double> table[] = {
       {0.01, 0.993377}, {0.1, 0.937476},  {0.2, 0.882190},   {0.5, 0.748435},
@@ -224,6 +226,21 @@ TEST_CASE(
     const double rk4 = rk4_restitution(u);
     CHECK(rk4 == Approx(epsilon).margin(5e-7));
     CHECK(contactlab::plugins::engelson_restitution(u) == Approx(rk4).margin(1e-9));
+  }
+}
+
+TEST_CASE(
+    "engelson: the plugin's inversion u*(ε) round-trips through its ε(u) within 1e-13 relative for "
+    "ε ∈ [1e-4, 1), and this file's RK4 at u*(ε) rebounds with ε within 5e-7") {
+  for (double e = 1e-4; e < 1.0; e += 0.0173) {
+    const double u = contactlab::plugins::engelson_u_exact(e);
+    CHECK(contactlab::plugins::engelson_restitution(u) == Approx(e).epsilon(1e-13));
+  }
+  CHECK(contactlab::plugins::engelson_u_exact(1.0) == 0.0);
+  // Near ε = 1, u ≈ (3/2)(1 − ε) (Ullrich eq. 2.16–2.17: e = 1 − α·v with λ = (3/2)·α·k).
+  CHECK(contactlab::plugins::engelson_u_exact(1.0 - 1e-9) == Approx(1.5e-9).epsilon(1e-6));
+  for (double e : {0.05, 0.35, 0.65, 0.95}) {
+    CHECK(rk4_restitution(contactlab::plugins::engelson_u_exact(e)) == Approx(e).margin(5e-7));
   }
 }
 
