@@ -363,8 +363,33 @@ double measured_restitution(const char* model, double e, double v0) {
 constexpr double table_restitutions[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
 constexpr double table_speeds[] = {0.1, 1.0, 10.0};
 
-/// Checks every (e, v) of the table: no energy created, the restitution independent of v (the
-/// dimensionless impact depends on d·v₀ and n only), and |e_measured − e| within `tolerance(e)`;
+/// u = d·v₀ of each model, written out from the models' formulas.
+double model_u(const std::string& model, double e) {
+  if (model == "hunt_crossley") return 1.5 * (1.0 - e);
+  if (model == "lankarani_nikravesh") return 0.75 * (1.0 - e * e);
+  if (model == "flores") return 1.6 * (1.0 - e) / e;
+  return (1.0 - e * e) / e;  // gonthier
+}
+
+/// The exact restitution ε of a free impact under f = k·δⁿ·(1 + d·δ̇) as long as f ≥ 0 (the clamp
+/// never acts: δ̈ = 0 at δ̇ = −1/d, so δ̇ cannot pass it), with u = d·v₀. Phase plane:
+/// m·δ̇·dδ̇/(1 + d·δ̇) = −k·δⁿ·dδ, and δ returns to 0, so ∫ from v₀ to −εv₀ of w/(1 + d·w) dw = 0:
+///   u·(1 + ε) = ln((1 + u)/(1 − u·ε)),
+/// whatever n, k and m. h(ε) = ln((1 + u)/(1 − uε)) − u(1 + ε) rises from ln(1 + u) − u < 0 at
+/// ε = 0 to +∞ as ε → 1/u (h′ = u²ε/(1 − uε) > 0), and h(1) > 0 when u < 1: bisection.
+double hc_exact_restitution(double u) {
+  double lo = 0.0, hi = std::min(1.0, 1.0 / u);
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    const double h = std::log((1.0 + u) / (1.0 - u * mid)) - u * (1.0 + mid);
+    (h < 0.0 ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/// Checks every (e, v) of the table: no energy created, the restitution independent of v and equal
+/// to the closed form hc_exact_restitution(d·v₀) within 1e-6 (which validates the integration and
+/// the law), and |e_measured − e| within `tolerance(e)`;
 /// `sign` +1 (−1) also requires e_measured ≥ e (≤ e), 0 either way.
 template <class Tolerance>
 void check_model(const char* model, const Tolerance& tolerance, int sign) {
@@ -375,6 +400,7 @@ void check_model(const char* model, const Tolerance& tolerance, int sign) {
       INFO(model << ": e = " << e << ", v0 = " << v0 << " m/s, measured " << measured);
       CHECK(measured <= 1.0);  // rebound speed ≤ impact speed: no energy created
       CHECK(measured >= 0.0);
+      CHECK(measured == Approx(hc_exact_restitution(model_u(model, e))).margin(1e-6));
       CHECK(std::abs(measured - e) <= tolerance(e));
       if (sign != 0) CHECK(sign * (measured - e) >= 0.0);
       if (first < 0.0) first = measured;
@@ -385,7 +411,8 @@ void check_model(const char* model, const Tolerance& tolerance, int sign) {
 
 }  // namespace
 
-// Measured at v0 = 0.1, 1 and 10 m/s (identical to 1e-6; the table test prints them):
+// Measured at v0 = 0.1, 1 and 10 m/s (identical to 1e-6, and to the closed form
+// hc_exact_restitution(d·v₀) to 1e-6; the table test prints them):
 //   e            0.1    0.2    0.3    0.4    0.5    0.6    0.7    0.8    0.9
 //   hunt_crossl. 0.516  0.547  0.581  0.620  0.663  0.712  0.768  0.833  0.909
 //   lankarani_n. 0.665  0.672  0.684  0.702  0.725  0.756  0.796  0.847  0.913
@@ -400,7 +427,8 @@ void check_model(const char* model, const Tolerance& tolerance, int sign) {
 
 TEST_CASE(
     "hunt_crossley, damping_model hunt_crossley (first order about e = 1): within 0.01 of e at "
-    "e = 0.9, overshoot ≤ (1−e)² at every e (+0.42 at e = 0.1); never creates energy",
+    "e = 0.9, overshoot ≤ (1−e)² at every e (+0.42 at e = 0.1); never creates energy; equals the "
+    "closed form (1e-6)",
     "[restitution]") {
   check_model(
       "hunt_crossley", [](double e) { return (1.0 - e) * (1.0 - e); }, +1);
@@ -409,7 +437,8 @@ TEST_CASE(
 
 TEST_CASE(
     "hunt_crossley, damping_model lankarani_nikravesh (first order about e = 1): within 0.015 of "
-    "e at e = 0.9, overshoot ≤ 1.5·(1−e)² at every e (+0.57 at e = 0.1); never creates energy",
+    "e at e = 0.9, overshoot ≤ 1.5·(1−e)² at every e (+0.57 at e = 0.1); never creates energy; "
+    "equals the closed form (1e-6)",
     "[restitution]") {
   check_model(
       "lankarani_nikravesh", [](double e) { return 1.5 * (1.0 - e) * (1.0 - e); }, +1);
@@ -418,7 +447,8 @@ TEST_CASE(
 
 TEST_CASE(
     "hunt_crossley, damping_model flores (claimed for the whole range): undershoots e by at most "
-    "0.05 for e ∈ [0.1, 0.9] and 0.012 for e ≥ 0.8; never creates energy",
+    "0.05 for e ∈ [0.1, 0.9] and 0.012 for e ≥ 0.8; never creates energy; equals the closed form "
+    "(1e-6)",
     "[restitution]") {
   check_model(
       "flores", [](double e) { return e >= 0.8 ? 0.012 : 0.05; }, -1);
@@ -426,7 +456,7 @@ TEST_CASE(
 
 TEST_CASE(
     "hunt_crossley, damping_model gonthier: within 0.035 of e for e ∈ [0.1, 0.9] and 0.006 for "
-    "e ≤ 0.3 (undershoots near e = 1); never creates energy",
+    "e ≤ 0.3 (undershoots near e = 1); never creates energy; equals the closed form (1e-6)",
     "[restitution]") {
   check_model(
       "gonthier", [](double e) { return e <= 0.3 ? 0.006 : 0.035; }, 0);
