@@ -3,29 +3,21 @@
 // fades smoothly to zero, so a body on a slope creeps slowly instead of sticking.
 #pragma once
 
-#include <cmath>
-
 #include <contactlab/friction.hpp>
 #include <contactlab/parameters.hpp>
 
-namespace contactlab::plugins {
+#include "regularization.hpp"
+#include "resistance_torque.hpp"
 
-/// Neumayr (2025) eq. 7.4: reg(v) = |v| for |v| ≥ v_min, else
-/// (v²/v_min)·(1 − |v|/(3·v_min)) + v_min/3. Never below v_min/3 (its value at 0), so
-/// x / reg(|x|) is bounded and smooth; C² at |v| = v_min (value v_min, slope 1, curvature 0).
-inline double regularize(double v, double v_min) {
-  const double speed = std::abs(v);
-  if (speed >= v_min) return speed;
-  return (speed * speed / v_min) * (1.0 - speed / (3.0 * v_min)) + v_min / 3.0;
-}
+namespace contactlab::plugins {
 
 /// Force on B: f_t = −μ_k·f_n·v_t / reg(|v_t|) (Neumayr eq. 7.3c with eq. 7.8), v_t the slip
 /// velocity of B relative to A, μ_k = material.friction_kinetic. Its magnitude is μ_k·f_n once
 /// |v_t| ≥ v_min and falls smoothly to 0 at v_t = 0.
 ///
-/// With rolling_resistance, also a torque on B: τ = −μ_r·R*·f_n·ω_rel / reg_ω(|ω_rel|) (Neumayr eq.
-/// 7.3d with eq. 7.10), μ_r = material.rolling_friction, R* = effective_radius_m, reg_ω = eq. 7.4
-/// with w_min. A pair with μ_r > 0 then needs a finite, positive R*, else SimulationError.
+/// With rolling_resistance, also a torque on B (ResistanceTorque): by default
+/// τ = −μ_r·R*·f_n·ω_rel / reg_ω(|ω_rel|) (Neumayr eq. 7.3d with eq. 7.10). A pair with μ_r > 0
+/// then needs a finite, positive R*, else SimulationError.
 class CoulombRegularized final : public Friction {
  public:
   explicit CoulombRegularized(const ParameterValues& params);
@@ -36,8 +28,7 @@ class CoulombRegularized final : public Friction {
 
  private:
   double v_min_m_per_s_;
-  bool rolling_resistance_;
-  double w_min_rad_per_s_;
+  ResistanceTorque resistance_;
 };
 
 }  // namespace contactlab::plugins

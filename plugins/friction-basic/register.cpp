@@ -12,7 +12,7 @@ const contactlab::PluginEntry entries[] = {
     contactlab::plugin_entry<contactlab::Friction, contactlab::plugins::CoulombRegularized>(
         "coulomb_regularized",
         "Regularised Coulomb sliding friction, optional rolling resistance (Neumayr eq. 7.3-7.4)",
-        "1.0.0"),
+        "1.1.0"),
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -45,9 +46,9 @@ TEST_CASE("none: zero force and torque whatever the slip, empty schema") {
 
 TEST_CASE(
     "coulomb_regularized: schema v_min_m_per_s = 0.01 (> 0), rolling_resistance = false, "
-    "w_min_rad_per_s = 0.01 (> 0)") {
+    "w_min_rad_per_s = 0.01 (> 0), resistance_model = combined, drilling_factor = 1") {
   const ParameterSchema schema = CoulombRegularized::schema();
-  REQUIRE(schema.size() == 3);
+  REQUIRE(schema.size() == 5);
   std::map<std::string, contactlab::ParameterSpec> by_name;
   for (const auto& spec : schema) by_name[spec.name] = spec;
   CHECK(std::get<double>(by_name.at("v_min_m_per_s").default_value) == 0.01);
@@ -57,6 +58,11 @@ TEST_CASE(
   CHECK(std::get<double>(by_name.at("w_min_rad_per_s").default_value) == 0.01);
   CHECK(by_name.at("w_min_rad_per_s").minimum_exclusive);
   CHECK(by_name.at("w_min_rad_per_s").unit == "rad/s");
+  // The shared resistance-torque parameters (resistance_torque.hpp): Neumayr's combined torque by
+  // default, so the law behaves as before the refactoring.
+  CHECK(std::get<std::string>(by_name.at("resistance_model").default_value) == "combined");
+  CHECK(by_name.at("resistance_model").choices == std::vector<std::string>{"combined", "separate"});
+  CHECK(std::get<double>(by_name.at("drilling_factor").default_value) == 1.0);
 }
 
 TEST_CASE(
