@@ -3,6 +3,7 @@
 
 #include "coulomb_regularized.hpp"
 #include "no_friction.hpp"
+#include "stribeck.hpp"
 
 namespace {
 
@@ -13,6 +14,11 @@ const contactlab::PluginEntry entries[] = {
         "coulomb_regularized",
         "Regularised Coulomb sliding friction, optional rolling resistance (Neumayr eq. 7.3-7.4)",
         "1.1.0"),
+    contactlab::plugin_entry<contactlab::Friction, contactlab::plugins::Stribeck>(
+        "stribeck",
+        "Regularised Stribeck friction mu_k + (mu_s - mu_k) exp(-(|v|/v_s)^delta) plus viscous "
+        "sigma2 v, optional rolling resistance",
+        "1.0.0"),
 };
 
 }  // namespace
