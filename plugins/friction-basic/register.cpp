@@ -2,6 +2,7 @@
 #include <contactlab/plugin.hpp>
 
 #include "coulomb_regularized.hpp"
+#include "lugre.hpp"
 #include "no_friction.hpp"
 #include "stribeck.hpp"
 
@@ -18,6 +19,11 @@ const contactlab::PluginEntry entries[] = {
         "stribeck",
         "Regularised Stribeck friction mu_k + (mu_s - mu_k) exp(-(|v|/v_s)^delta) plus viscous "
         "sigma2 v, optional rolling resistance",
+        "1.0.0"),
+    contactlab::plugin_entry<contactlab::Friction, contactlab::plugins::LuGre>(
+        "lugre",
+        "LuGre bristle friction (Canudas de Wit et al. 1995), normalised by the normal force; one "
+        "3-vector bristle state per contact",
         "1.0.0"),
 };
 
