@@ -5,6 +5,7 @@
 #include "lugre.hpp"
 #include "no_friction.hpp"
 #include "stribeck.hpp"
+#include "tangential_spring.hpp"
 
 namespace {
 
@@ -24,6 +25,11 @@ const contactlab::PluginEntry entries[] = {
         "lugre",
         "LuGre bristle friction (Canudas de Wit et al. 1995), normalised by the normal force; one "
         "3-vector bristle state per contact",
+        "1.0.0"),
+    contactlab::plugin_entry<contactlab::Friction, contactlab::plugins::TangentialSpring>(
+        "tangential_spring",
+        "Goyal's tangential spring-damper capped by the Coulomb cone, stick/slip with static and "
+        "kinetic mu (Ullrich 1998 sec. 5.7)",
         "1.0.0"),
 };
 
