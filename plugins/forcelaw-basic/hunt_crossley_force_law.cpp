@@ -175,7 +175,8 @@ double HuntCrossleyForceLaw::normal_force(const ContactKinematics& contact,
   return std::max(0.0, elastic_N * (1.0 + d * contact.penetration_rate_m_per_s));
 }
 
-double HuntCrossleyForceLaw::potential_energy(const ContactKinematics& contact) const {
+double HuntCrossleyForceLaw::potential_energy(const ContactKinematics& contact,
+                                              const ContactState& /*state*/) const {
   const double delta_m = std::max(0.0, contact.penetration_m);
   // ∫₀^δ k·sⁿ ds = k·δⁿ⁺¹/(n+1).
   return stiffness(contact) * std::pow(delta_m, exponent_ + 1.0) / (exponent_ + 1.0);

@@ -47,7 +47,8 @@ class HuntCrossleyForceLaw final : public ForceLaw {
   ForceLawRequirements requirements() const override;
   double normal_force(const ContactKinematics& contact, const ContactState& state) const override;
   /// k_red·k·δⁿ⁺¹/(n+1): the integral of the elastic part k_red·k·δⁿ over δ.
-  double potential_energy(const ContactKinematics& contact) const override;
+  double potential_energy(const ContactKinematics& contact,
+                          const ContactState& state) const override;
 
   /// The damping factor d [s/m] this law uses for `contact` (after both regularisations).
   double damping_s_per_m(const ContactKinematics& contact) const;

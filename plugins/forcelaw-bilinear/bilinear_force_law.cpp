@@ -93,9 +93,9 @@ double BilinearForceLaw::normal_force(const ContactKinematics& contact,
   return k1 * delta_max_m * (delta_m - delta_r_m) / (delta_max_m - delta_r_m);
 }
 
-double BilinearForceLaw::potential_energy(const ContactKinematics& contact) const {
-  const double delta_m = std::max(0.0, contact.penetration_m);
-  return 0.5 * loading_stiffness_N_per_m_ * delta_m * delta_m;
+double BilinearForceLaw::potential_energy(const ContactKinematics& contact,
+                                          const ContactState& state) const {
+  return stored_energy(contact, state.law);
 }
 
 double BilinearForceLaw::stored_energy(const ContactKinematics& contact,

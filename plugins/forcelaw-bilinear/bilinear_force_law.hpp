@@ -53,11 +53,8 @@ namespace contactlab::plugins {
 /// (+∞ for stronge with e = 0), data[3] = the e in use; all zero before the first maximum
 /// compression. A zeroed memory (a provisional contact, or on_birth) is the loading branch.
 ///
-/// Energy: potential_energy(contact) receives no memory (SDK v4), so it returns the loading
-/// line's ½k₁δ², exact until the first maximum compression and once the contact has died; in
-/// between it over-states the stored energy (it books the switch's loss gradually during
-/// unloading instead of at the switch, so the reported energy still never increases in a single
-/// impact). stored_energy(contact, memory) is the exact elastic energy:
+/// Energy: potential_energy(contact, state) is stored_energy(contact, state.law), the exact
+/// elastic energy:
 ///   stronge:    0 (δ ≤ δ_r), ½·f·(δ − δ_r) = ½k₂(δ − δ_r)² (δ_r < δ < δ_max),
 ///               ½k₁(δ² − δ_r·δ_max) (δ ≥ δ_max: loading; continuous at δ_max);
 ///   chatterjee: ½k₁δ² loading, ½k₂δ² unloading.
@@ -78,8 +75,9 @@ class BilinearForceLaw final : public ForceLaw {
 
   ForceLawRequirements requirements() const override;
   double normal_force(const ContactKinematics& contact, const ContactState& state) const override;
-  /// ½k₁δ²: see the class comment (no memory is passed; stored_energy() is exact).
-  double potential_energy(const ContactKinematics& contact) const override;
+  /// stored_energy(contact, state.law).
+  double potential_energy(const ContactKinematics& contact,
+                          const ContactState& state) const override;
   /// The elastic energy stored in the contact given its memory (see the class comment).
   double stored_energy(const ContactKinematics& contact, const LawMemory& memory) const;
 

@@ -250,7 +250,8 @@ double EngelsonForceLaw::normal_force(const ContactKinematics& contact,
       0.0, (1.0 + k * contact.penetration_rate_m_per_s) * stiffness_per_mass_per_s2_ * mass_kg * x);
 }
 
-double EngelsonForceLaw::potential_energy(const ContactKinematics& contact) const {
+double EngelsonForceLaw::potential_energy(const ContactKinematics& contact,
+                                          const ContactState& /*state*/) const {
   const double x = compression_m(contact);
   const double mass_kg = checked_mass(contact);
   return 0.5 * stiffness_per_mass_per_s2_ * mass_kg * x * x;

@@ -74,7 +74,8 @@ class EngelsonForceLaw final : public ForceLaw {
   void on_birth(const ContactKinematics& contact, LawMemory& memory) const override;
   double normal_force(const ContactKinematics& contact, const ContactState& state) const override;
   /// ½·K·m*·x²: the spring's energy (the damper stores none).
-  double potential_energy(const ContactKinematics& contact) const override;
+  double potential_energy(const ContactKinematics& contact,
+                          const ContactState& state) const override;
   double activation_distance_m() const override { return threshold_m_; }
 
   /// k [s/m] for a contact with this material and impact speed (what on_birth stores).

@@ -10,6 +10,7 @@
 #include <contactlab/errors.hpp>
 
 #include "hertz_force_law.hpp"
+#include "hunt_crossley_force_law.hpp"
 #include "linear_force_law.hpp"
 
 namespace contactlab::plugins {
@@ -35,6 +36,7 @@ constexpr RestingLawChoice resting_law_choice(const char* name) {
 constexpr RestingLawChoice resting_law_choices[] = {
     resting_law_choice<LinearForceLaw>("linear"),
     resting_law_choice<HertzForceLaw>("hertz"),
+    resting_law_choice<HuntCrossleyForceLaw>("hunt_crossley"),
 };
 
 std::string format_value(double value) {
@@ -171,8 +173,9 @@ double RestitutionImpulseLaw::normal_force(const ContactKinematics& contact,
   return resting_law_->normal_force(contact, state);
 }
 
-double RestitutionImpulseLaw::potential_energy(const ContactKinematics& contact) const {
-  return resting_law_->potential_energy(contact);
+double RestitutionImpulseLaw::potential_energy(const ContactKinematics& contact,
+                                               const ContactState& state) const {
+  return resting_law_->potential_energy(contact, state);
 }
 
 double RestitutionImpulseLaw::activation_distance_m() const {

@@ -48,7 +48,8 @@ class RestitutionImpulseLaw final : public ForceLaw {
 
   ForceLawRequirements requirements() const override;
   double normal_force(const ContactKinematics& contact, const ContactState& state) const override;
-  double potential_energy(const ContactKinematics& contact) const override;
+  double potential_energy(const ContactKinematics& contact,
+                          const ContactState& state) const override;
   double activation_distance_m() const override;
   /// e (pair material, or the `restitution` parameter) when penetration_rate_m_per_s ≥ the resting
   /// velocity, else no_impulse. A pair restitution outside [0, 1] throws SimulationError.

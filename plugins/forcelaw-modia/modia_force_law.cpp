@@ -112,7 +112,8 @@ double ModiaForceLaw::normal_force(const ContactKinematics& contact,
   return stiffness_scale_ * std::max(0.0, hertz_N * (1.0 + d * contact.penetration_rate_m_per_s));
 }
 
-double ModiaForceLaw::potential_energy(const ContactKinematics& contact) const {
+double ModiaForceLaw::potential_energy(const ContactKinematics& contact,
+                                       const ContactState& /*state*/) const {
   check_hertz_inputs(contact);
   const double delta_m = std::max(0.0, contact.penetration_m);
   return stiffness_scale_ * (8.0 / 15.0) * contact.effective_modulus_Pa *

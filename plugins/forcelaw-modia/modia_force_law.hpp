@@ -36,7 +36,8 @@ class ModiaForceLaw final : public ForceLaw {
   ForceLawRequirements requirements() const override;
   double normal_force(const ContactKinematics& contact, const ContactState& state) const override;
   /// k_red·(8/15)·E*·√R_geo·δ^{5/2}: the integral of the elastic part over δ.
-  double potential_energy(const ContactKinematics& contact) const override;
+  double potential_energy(const ContactKinematics& contact,
+                          const ContactState& state) const override;
 
   /// cor_reg of eq. 7.12 (with the floor cor_min) for restitution cor and impact velocity δ̇⁻.
   double regularized_restitution(double restitution, double impact_velocity_m_per_s) const;

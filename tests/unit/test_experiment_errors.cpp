@@ -97,7 +97,7 @@ TEST_CASE("experiment error: an unknown plugin name lists the known ones") {
   CHECK_THAT(message, Contains("contactlab_error_test.yaml:16:"));
   CHECK_THAT(message, Contains("contact.force_law.type"));
   CHECK_THAT(message, Contains("did you mean 'hertz'"));
-  CHECK_THAT(message, Contains("known force_law plugins: hertz, linear"));
+  CHECK_THAT(message, Contains("hertz, hunt_crossley, linear"));
 }
 
 TEST_CASE("experiment error: a parameter of the wrong type is located") {

@@ -94,7 +94,7 @@ struct ImpactRun {
   double initial_energy_J = 0.0;
   /// Largest increase over one step (or one event) of ½mv² + stored_energy − W_push [J].
   double max_energy_rise_J = 0.0;
-  /// The same with the memoryless potential_energy(contact) instead of stored_energy().
+  /// The same with the loading line's ½k₁δ² (potential_energy with a zeroed memory).
   double max_memoryless_energy_rise_J = 0.0;
   /// Smallest work absorbed by the contact so far, ∫ f·δ̇ dt [J] (passivity: never < 0).
   double min_absorbed_work_J = 0.0;
@@ -244,7 +244,8 @@ class ImpactSimulator {
   }
 
   double memoryless_energy_of(const State& y) const {
-    return 0.5 * setup_.mass_kg * y[1] * y[1] + law_.potential_energy(kinematics(y)) - push_work(y);
+    return 0.5 * setup_.mass_kg * y[1] * y[1] +
+           law_.potential_energy(kinematics(y), contactlab::ContactState{}) - push_work(y);
   }
 
   void track(ImpactRun& result, const State& y, double& energy, double& memoryless_energy,
@@ -374,7 +375,8 @@ TEST_CASE("bilinear: layout, event names, and a zeroed memory is the loading lin
     CHECK(law->normal_force(contact_at(1e-3, 0.7), provisional) == 200.0);
     CHECK(law->normal_force(contact_at(1e-3, -0.7), provisional) == 200.0);
     CHECK(law->normal_force(contact_at(0.0, 0.7), provisional) == 0.0);
-    CHECK(law->potential_energy(contact_at(1e-3, 0.7)) == Approx(0.1).epsilon(1e-15));
+    CHECK(law->potential_energy(contact_at(1e-3, 0.7), contactlab::ContactState{}) ==
+          Approx(0.1).epsilon(1e-15));
     CHECK(law->stored_energy(contact_at(1e-3, 0.7), provisional.law) == Approx(0.1).epsilon(1e-15));
     LawMemory memory;
     memory.mode = 7;
@@ -485,7 +487,7 @@ TEST_CASE(
     CHECK(law.stored_energy(contact_at(delta, -0.3, e), state.law) ==
           Approx(0.5 * k2 * delta * delta).epsilon(1e-12));
     // The memoryless potential stays on the loading line.
-    CHECK(law.potential_energy(contact_at(delta, -0.3, e)) ==
+    CHECK(law.potential_energy(contact_at(delta, -0.3, e), contactlab::ContactState{}) ==
           Approx(0.5 * k1 * delta * delta).epsilon(1e-12));
   }
   std::array<double, 1> g{};

@@ -151,7 +151,7 @@ ImpactResult steel_ball_impact(const HuntCrossleyForceLaw& law, double v0, doubl
 
 TEST_CASE(
     "hunt_crossley: schema declares exponent ∈ [1, 3] (1.5), stiffness_N_per_m_pow_n ≥ 0 (0 = "
-    "Hertz), stiffness_scale ∈ (0, 1], the five damping models, damping_s_per_m and the two "
+    "Hertz), 0 < stiffness_scale ≤ 1, the five damping models, damping_s_per_m and the two "
     "regularisation floors") {
   const ParameterSchema schema = HuntCrossleyForceLaw::schema();
   REQUIRE(schema.size() == 7);
@@ -309,17 +309,20 @@ TEST_CASE(
     const HuntCrossleyForceLaw law = make_law(params);
     for (double delta : {1e-7, 1e-6, 3e-5, 1e-4}) {
       const double h = 1e-4 * delta;
-      const double dU = law.potential_energy(steel_contact(delta + h, 0.0, 1.0, 0.5)) -
-                        law.potential_energy(steel_contact(delta - h, 0.0, 1.0, 0.5));
+      const double dU =
+          law.potential_energy(steel_contact(delta + h, 0.0, 1.0, 0.5),
+                               contactlab::ContactState{}) -
+          law.potential_energy(steel_contact(delta - h, 0.0, 1.0, 0.5), contactlab::ContactState{});
       // δ̇ = 0: the damper adds nothing, the force is the elastic part.
       CHECK(dU / (2.0 * h) ==
             Approx(law.normal_force(steel_contact(delta, 0.0, 1.0, 0.5), state)).epsilon(1e-7));
     }
   }
   // Hertz: U = (8/15)·E*·√R*·δ^{5/2} (the integral of (4/3)E*√R* s^{3/2}).
-  CHECK(make_law().potential_energy(steel_contact(2e-5, 0.0, 1.0, 0.5)) ==
-        Approx(8.0 / 15.0 * steel_E_star_Pa * std::sqrt(ball_radius_m) * std::pow(2e-5, 2.5))
-            .epsilon(1e-12));
+  CHECK(
+      make_law().potential_energy(steel_contact(2e-5, 0.0, 1.0, 0.5), contactlab::ContactState{}) ==
+      Approx(8.0 / 15.0 * steel_E_star_Pa * std::sqrt(ball_radius_m) * std::pow(2e-5, 2.5))
+          .epsilon(1e-12));
 }
 
 TEST_CASE(

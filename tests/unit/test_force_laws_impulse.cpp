@@ -3,12 +3,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "hertz_force_law.hpp"
+#include "hunt_crossley_force_law.hpp"
 #include "linear_force_law.hpp"
 #include "restitution_impulse_law.hpp"
 
@@ -18,6 +20,7 @@ using contactlab::ParameterSchema;
 using contactlab::ParameterValue;
 using contactlab::ParameterValues;
 using contactlab::plugins::HertzForceLaw;
+using contactlab::plugins::HuntCrossleyForceLaw;
 using contactlab::plugins::LinearForceLaw;
 using contactlab::plugins::RestitutionImpulseLaw;
 
@@ -60,7 +63,8 @@ ContactKinematics steel_contact(double penetration_m, double rate_m_per_s) {
 
 TEST_CASE(
     "restitution_impulse: schema has restitution (-1: the pair's), resting_velocity_m_per_s "
-    "(0.01 m/s), resting_law linear|hertz, and every resting law's parameter as resting_<name> "
+    "(0.01 m/s), resting_law linear|hertz|hunt_crossley, and every resting law's parameter as "
+    "resting_<name> "
     "with that law's default, range and unit") {
   const ParameterSchema schema = RestitutionImpulseLaw::schema();
   const auto* e = find_spec(schema, "restitution");
@@ -77,13 +81,17 @@ TEST_CASE(
   REQUIRE(law != nullptr);
   CHECK(law->type == contactlab::ParameterType::choice);
   CHECK(std::get<std::string>(law->default_value) == "linear");
-  CHECK(law->choices == std::vector<std::string>{"linear", "hertz"});
+  CHECK(law->choices == std::vector<std::string>{"linear", "hertz", "hunt_crossley"});
   CHECK(RestitutionImpulseLaw::resting_law_names() == law->choices);
-  // 3 own + 3 of linear + 1 of hertz, each forwarded unchanged but for its name and doc.
-  CHECK(schema.size() == 7);
-  for (const ParameterSchema& inner : {LinearForceLaw::schema(), HertzForceLaw::schema()}) {
+  // 3 own + every resting law's parameters, each forwarded unchanged but for its name and doc; a
+  // name two laws share (stiffness_scale of hertz and hunt_crossley) appears once, with the
+  // first law's doc.
+  std::set<std::string> forwarded_names;
+  for (const ParameterSchema& inner :
+       {LinearForceLaw::schema(), HertzForceLaw::schema(), HuntCrossleyForceLaw::schema()}) {
     for (const auto& spec : inner) {
       CAPTURE(spec.name);
+      const bool first = forwarded_names.insert("resting_" + spec.name).second;
       const auto* forwarded = find_spec(schema, "resting_" + spec.name);
       REQUIRE(forwarded != nullptr);
       CHECK(forwarded->type == spec.type);
@@ -93,13 +101,14 @@ TEST_CASE(
       CHECK(forwarded->minimum_exclusive == spec.minimum_exclusive);
       CHECK(forwarded->maximum_exclusive == spec.maximum_exclusive);
       CHECK(forwarded->unit == spec.unit);
-      CHECK_THAT(forwarded->doc, Catch::Contains(spec.doc));
+      if (first) CHECK_THAT(forwarded->doc, Catch::Contains(spec.doc));
     }
   }
+  CHECK(schema.size() == 3 + forwarded_names.size());
   CHECK(find_spec(schema, "resting_stiffness_N_per_m")->unit == "N/m");
   CHECK(find_spec(schema, "resting_damping_N_s_per_m")->unit == "N·s/m");
   CHECK_THAT(find_spec(schema, "resting_stiffness_scale")->doc,
-             Catch::StartsWith("[resting_law hertz]"));
+             Catch::StartsWith("[resting_law hertz, hunt_crossley]"));
 }
 
 TEST_CASE(
@@ -143,11 +152,13 @@ TEST_CASE(
       contact.penetration_m = delta;
       contact.distance_m = -delta;
       CHECK(law.normal_force(contact, state) == reference.normal_force(contact, state));
-      CHECK(law.potential_energy(contact) == reference.potential_energy(contact));
+      CHECK(law.potential_energy(contact, contactlab::ContactState{}) ==
+            reference.potential_energy(contact, contactlab::ContactState{}));
       // And against the closed form f = k·δ + c·δ̇ (clamp off), ½kδ².
       CHECK(law.normal_force(contact, state) ==
             Approx(3e5 * delta + 250.0 * rate).epsilon(1e-12).margin(1e-12));
-      CHECK(law.potential_energy(contact) == Approx(0.5 * 3e5 * delta * delta).epsilon(1e-12));
+      CHECK(law.potential_energy(contact, contactlab::ContactState{}) ==
+            Approx(0.5 * 3e5 * delta * delta).epsilon(1e-12));
     }
   }
   CHECK(law.activation_distance_m() == reference.activation_distance_m());
@@ -167,7 +178,8 @@ TEST_CASE(
     CAPTURE(delta);
     const ContactKinematics contact = steel_contact(delta, 0.003);
     CHECK(law.normal_force(contact, state) == reference.normal_force(contact, state));
-    CHECK(law.potential_energy(contact) == reference.potential_energy(contact));
+    CHECK(law.potential_energy(contact, contactlab::ContactState{}) ==
+          reference.potential_energy(contact, contactlab::ContactState{}));
   }
   // At δ = 1 µm: 0.25·(4/3)·(1500/13 GPa)·√(0.01 m)·(1 µm)^{3/2} = 0.25·200/13 N.
   CHECK(law.normal_force(steel_contact(1e-6, 0.0), state) ==

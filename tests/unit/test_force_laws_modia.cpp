@@ -133,7 +133,7 @@ ImpactResult constant_damping_impact(double v0, double d, double k_red = 1.0) {
 }  // namespace
 
 TEST_CASE(
-    "modia: schema declares stiffness_scale k_red ∈ (0, 1] (1), cor_min (0.001), v_min_m_per_s "
+    "modia: schema declares stiffness_scale 0 < k_red ≤ 1 (1), cor_min (0.001), v_min_m_per_s "
     "(0.01) and d_max_s_per_m (2000) as in Neumayr §7.1 and Modia3D; requires R_geo and E*") {
   const ParameterSchema schema = ModiaForceLaw::schema();
   REQUIRE(schema.size() == 4);
@@ -226,7 +226,7 @@ TEST_CASE(
   // d = 2/3 s/m; δ̇ = −2 m/s gives 1 + d·δ̇ = −1/3.
   CHECK(law.normal_force(steel_contact(1e-5, -2.0, 2.0, 0.6), state) == 0.0);
   CHECK(law.normal_force(steel_contact(0.0, 2.0, 2.0, 0.6), state) == 0.0);
-  CHECK(law.potential_energy(steel_contact(1e-5, 0.0, 2.0, 0.6)) ==
+  CHECK(law.potential_energy(steel_contact(1e-5, 0.0, 2.0, 0.6), contactlab::ContactState{}) ==
         Approx(0.01 * 8.0 / 15.0 * steel_E_star_Pa * std::sqrt(ball_radius_m) * std::pow(1e-5, 2.5))
             .epsilon(1e-12));
   ContactKinematics flat = steel_contact(1e-5, 0.0, 2.0, 0.6);
@@ -348,8 +348,9 @@ TEST_CASE(
   const ModiaForceLaw law = make_law({{"stiffness_scale", 0.3}});
   for (double delta : {1e-7, 1e-6, 3e-5}) {
     const double h = 1e-4 * delta;
-    const double dU = law.potential_energy(steel_contact(delta + h, 0.0, 1.0, 0.5)) -
-                      law.potential_energy(steel_contact(delta - h, 0.0, 1.0, 0.5));
+    const double dU =
+        law.potential_energy(steel_contact(delta + h, 0.0, 1.0, 0.5), contactlab::ContactState{}) -
+        law.potential_energy(steel_contact(delta - h, 0.0, 1.0, 0.5), contactlab::ContactState{});
     CHECK(dU / (2.0 * h) ==
           Approx(law.normal_force(steel_contact(delta, 0.0, 1.0, 0.5), ContactState{}))
               .epsilon(1e-7));

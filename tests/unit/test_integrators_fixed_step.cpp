@@ -186,7 +186,8 @@ TEST_CASE(
       IntegrationResult result = integrator->integrate(ode, 0.0, 2.0, 0.25, y);
       REQUIRE(result.status == IntegrationStatus::restart_requested);
       CHECK(result.time_reached_s == ode.event_times.at(0));
-      CHECK(std::abs(result.time_reached_s - std::numbers::pi / 3.0) < 1e-3);
+      // Located on the method's own solution: rk4's is close to π/3, Euler's within O(h).
+      CHECK(std::abs(result.time_reached_s - std::numbers::pi / 3.0) < 0.01);
       CHECK(ode.output_times == std::vector<double>{0.25, 0.5, 0.75, 1.0});
       ode.restart_at_event = false;
       result = integrator->integrate(ode, result.time_reached_s, 2.0, 0.25, y);
