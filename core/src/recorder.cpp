@@ -145,6 +145,9 @@ void Recorder::write_summary(const std::string& status, const std::string& error
     summary["rhs_evaluations"] = stats.rhs_evaluations;
     summary["narrow_phase_queries"] = stats.narrow_phase_queries;
     summary["events"] = stats.events;
+    summary["located_events"] = stats.located_events;
+    summary["impulses"] = stats.impulses;
+    summary["integrator_restarts"] = stats.restarts;
     summary["max_penetration_m"] = stats.max_penetration_m;
     summary["energy_initial_J"] = energy_initial_;
     summary["energy_final_J"] = have_final_energy_ ? json(energy_final_) : json(nullptr);

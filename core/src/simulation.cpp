@@ -361,18 +361,13 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
   if (rates) std::fill(y_rate.begin() + static_cast<std::ptrdiff_t>(nq_ + nv_), y_rate.end(), 0.0);
   for (std::size_t c = 0; c < candidates_.size(); ++c) {
     const Candidate& candidate = candidates_[c];
-    if (!candidate.living && !(candidate.geometry().distance_m < activation_distance_m_)) continue;
-    ContactState state;
-    if (candidate.living) {
-      state = working_state(*candidate.living, y);
-    } else {
-      // Not yet born (the step that creates it is still in progress): behave as if born now.
-      const ContactKinematics k = contact_kinematics(t, c);
-      state.birth_time_s = t;
-      state.impact_velocity_m_per_s = k.penetration_rate_m_per_s;
-      force_law_->on_birth(k, state.law);
-      friction_->on_birth(k, state.friction);
-    }
+    // Only living contacts act: a pair that penetrates inside a step is born at the step's end
+    // (at its located event when the integrator locates events), as in a hybrid system whose
+    // discrete state changes only at events. Laws that jump at touching (a damper's c·δ̇, an
+    // impulse law's resting law) would otherwise act on the stages before the located contact
+    // start.
+    if (!candidate.living) continue;
+    const ContactState state = working_state(*candidate.living, y);
     BodyRuntime& A = bodies_[scene_.geometries[candidate.a].body];
     BodyRuntime& B = bodies_[scene_.geometries[candidate.b].body];
     double deepest_normal_force = 0.0;
@@ -399,7 +394,7 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
         samples_.push_back(sample);
       }
     }
-    if (rates && candidate.living) {
+    if (rates) {
       // The continuous states follow the deepest point (one state per pair).
       const ContactKinematics k = contact_kinematics(t, c);
       const std::span<double> x_rate = y_rate.subspan(

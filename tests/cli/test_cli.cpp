@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -108,6 +109,30 @@ TEST_CASE("cli: --set can change a plugin's type") {
   REQUIRE(r.exit_code == 0);
   const auto summary = nlohmann::json::parse(read_file(out / "summary.json"));
   CHECK(summary["plugins"]["force_law"]["name"] == "linear");
+}
+
+TEST_CASE(
+    "cli: a bilinear impact writes contact_start, max_compression, force_zero and contact_end to "
+    "events.csv in that order, each located (summary: 4 events, 4 located)") {
+  const fs::path out = fresh_directory("ball_bilinear");
+  const Result r =
+      run("run " + (configs / "bouncing_ball.yaml").string() + " --out " + out.string() +
+          " --set duration_s=0.5 --set contact.force_law.type=bilinear");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream events(out / "events.csv");
+  std::vector<std::string> kinds;
+  std::string line;
+  std::getline(events, line);  // header
+  while (std::getline(events, line)) {
+    const auto first = line.find(',');
+    kinds.push_back(line.substr(first + 1, line.find(',', first + 1) - first - 1));
+  }
+  CHECK(kinds ==
+        std::vector<std::string>{"contact_start", "max_compression", "force_zero", "contact_end"});
+  const auto summary = nlohmann::json::parse(read_file(out / "summary.json"));
+  CHECK(summary["events"] == 4);
+  CHECK(summary["located_events"] == 4);
 }
 
 TEST_CASE("cli: validate accepts every shipped experiment (exit 0)") {

@@ -347,3 +347,51 @@ integrator: { type: rk4, params: { step_s: 1.0e-5 } }
     CHECK(final_speed == Approx(5.0 / 7.0).epsilon(0.005));
   }
 }
+
+TEST_CASE(
+    "restitution_impulse under gravity: a ball dropped from 0.1 m with e = 0.5 rebounds to e²·h "
+    "within 1e-6 relative, takes exactly the 8 impulses above the 0.01 m/s resting velocity, "
+    "then rests on the damped resting law at z = r − m·g/k within 1e-9 m") {
+  const double r = ball_radius_m, g = 9.81, k = 1.0e7, h = 0.1;
+  const double m = steel_sphere_mass(r);
+  const double c = 2.0 * 0.7 * std::sqrt(k * m);
+  const std::string yaml = palette(0.5) + R"(
+duration_s: 1.0
+gravity_m_per_s2: [0, 0, -9.81]
+output: { interval_s: 1.0e-4, contacts: false }
+bodies:
+  - name: floor
+    joint: fixed
+    geometry: [{ name: floor, shape: { type: half_space }, material: Steel }]
+  - name: ball
+    initial: { position_m: [0, 0, )" +
+                           num(r + h) +
+                           R"(] }
+    geometry: [{ name: ball, shape: { type: sphere, radius_m: 0.05 }, material: Steel }]
+contact:
+  force_law: { type: restitution_impulse, params: { resting_stiffness_N_per_m: )" +
+                           num(k) + ", resting_damping_N_s_per_m: " + num(c) + R"( } }
+  friction: none
+integrator: { type: rk4, params: { step_s: 1.0e-5 } }
+)";
+  Experiment experiment(yaml);
+  // Apex between the first and the second impact: the first impact is at t = √(2h/g).
+  const double first_impact_s = std::sqrt(2.0 * h / g);
+  const double second_impact_s = first_impact_s + 2.0 * 0.5 * std::sqrt(2.0 * g * h) / g;
+  double apex = 0.0;
+  const RunRecord record =
+      run(experiment, [&](core::Simulation&, double t, std::span<const double> y) {
+        if (t > first_impact_s && t < second_impact_s) apex = std::max(apex, y[2] - r);
+      });
+  REQUIRE(record.result.status == IntegrationStatus::completed);
+  // Impact speeds √(2gh)·eⁿ ≥ 0.01 m/s for n = 0..7.
+  int expected_impulses = 0;
+  for (double v = std::sqrt(2.0 * g * h); v >= 0.01; v *= 0.5) ++expected_impulses;
+  std::printf("impulse: apex %.9f m (theory %.9f), %lld impulses (%d), rest at z = %.12f\n", apex,
+              0.25 * h, static_cast<long long>(record.statistics.impulses), expected_impulses,
+              record.samples.back().y[2]);
+  CHECK(apex == Approx(0.25 * h).epsilon(1e-6));
+  CHECK(record.statistics.impulses == expected_impulses);
+  CHECK(std::abs(record.samples.back().y[2] - (r - m * g / k)) < 1e-9);
+  CHECK(std::abs(record.samples.back().y[9]) < 1e-6);
+}

@@ -22,7 +22,7 @@ class CONTACTLAB_VISIBLE ForceLaw : public ContactLaw {
  public:
   virtual ForceLawRequirements requirements() const = 0;
   /// Magnitude of the normal force [N] pushing B along +normal and A along −normal. Called while
-  /// the contact lives (and on provisional contacts inside an integration step). A return value
+  /// the contact lives (from its contact-start event to its contact-end event). A return value
   /// ≥ 0 means the law never pulls.
   virtual double normal_force(const ContactKinematics& contact,
                               const ContactState& state) const = 0;
