@@ -135,13 +135,25 @@ TEST_CASE(
   CHECK(summary["located_events"] == 4);
 }
 
-TEST_CASE("cli: validate accepts every shipped experiment (exit 0)") {
-  for (const char* name : {"bouncing_ball.yaml", "newtons_cradle.yaml"}) {
-    const Result r = run("validate " + (configs / name).string());
+TEST_CASE(
+    "cli: every shipped experiment in configs/ validates and runs 1 ms (exit 0); palettes and "
+    "variant lists are not experiments") {
+  int experiments = 0;
+  for (const auto& entry : fs::directory_iterator(configs)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".yaml" || name == "materials.yaml" ||
+        name.ends_with(".variants.yaml"))
+      continue;
+    ++experiments;
+    Result r = run("validate " + entry.path().string());
     INFO(name << ": " << r.output);
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.output, Contains("valid"));
+    const fs::path out = fresh_directory("short_" + entry.path().stem().string());
+    r = run("run " + entry.path().string() + " --out " + out.string() + " --set duration_s=0.001");
+    CHECK(r.exit_code == 0);
   }
+  CHECK(experiments >= 3);
 }
 
 TEST_CASE("cli: newtons_cradle runs (exit 0)") {
