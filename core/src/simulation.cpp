@@ -59,6 +59,7 @@ struct Simulation::BodyRuntime {
   Vec3 torque_Bo_W = Vec3::Zero();  ///< total external torque about the body origin
   std::vector<double> S_buffer;     ///< joint output, column-major 6 × nv
   std::vector<double> bias_buffer;
+  std::vector<double> tau_buffer, q_drive, v_drive, a_drive;
 };
 
 namespace {
@@ -154,6 +155,10 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(sc
     body.S_W.resize(6, model.nv);
     body.S_buffer.assign(6 * model.nv, 0.0);
     body.bias_buffer.assign(6, 0.0);
+    body.tau_buffer.assign(model.nv, 0.0);
+    body.q_drive.assign(model.nq, 0.0);
+    body.v_drive.assign(model.nv, 0.0);
+    body.a_drive.assign(model.nv, 0.0);
     body.X_WB = model.X_WJ;
   }
 
@@ -408,7 +413,22 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
   stats_.response_s += seconds_since(start);
 }
 
-void Simulation::compute_accelerations(std::span<const double> y, std::span<double> y_rate) {
+std::span<const double> Simulation::with_drives(double t, std::span<const double> y) {
+  bool any = false;
+  for (const BodyRuntime& body : bodies_) any = any || (body.nq && body.joint->driven());
+  if (!any) return y;
+  drive_y_.assign(y.begin(), y.end());
+  for (BodyRuntime& body : bodies_) {
+    if (!body.nq || !body.joint->driven()) continue;
+    body.joint->prescribed_motion(t, body.q_drive, body.v_drive, body.a_drive);
+    for (int k = 0; k < body.nq; ++k) drive_y_[body.q_offset + k] = body.q_drive[k];
+    for (int k = 0; k < body.nv; ++k) drive_y_[nq_ + body.v_offset + k] = body.v_drive[k];
+  }
+  return drive_y_;
+}
+
+void Simulation::compute_accelerations(double t, std::span<const double> y,
+                                       std::span<double> y_rate) {
   const auto start = Clock::now();
   const auto q_all = y.first(nq_);
   const auto v_all = y.subspan(nq_, nv_);
@@ -418,6 +438,13 @@ void Simulation::compute_accelerations(std::span<const double> y, std::span<doub
     const auto v = v_all.subspan(body.v_offset, body.nv);
     body.joint->configuration_rate(q, v, y_rate.subspan(body.q_offset, body.nq));
     if (body.nv == 0) continue;
+    if (body.joint->driven()) {
+      body.joint->prescribed_motion(t, body.q_drive, body.v_drive, body.a_drive);
+      for (int k = 0; k < body.nv; ++k) y_rate[nq_ + body.v_offset + k] = body.a_drive[k];
+      continue;
+    }
+    body.joint->joint_force(t, q, v, body.tau_buffer);
+    const Eigen::Map<const Eigen::VectorXd> tau(body.tau_buffer.data(), body.nv);
     // Newton–Euler about the body origin o with the COM at c (world axes). Unknowns a_o, ω̇:
     //   m a_o − m[c]× ω̇                   = F − m ω×(ω×c)
     //   m[c]× a_o + (I_c − m[c]×[c]×) ω̇   = τ_o − ω×(I_c ω) − m c×(ω×(ω×c))
@@ -438,11 +465,11 @@ void Simulation::compute_accelerations(std::span<const double> y, std::span<doub
       const Matrix6 S = body.S_W;
       const Matrix6 M_joint = S.transpose() * M * S;
       Eigen::Map<Vector6> v_dot(y_rate.data() + nq_ + body.v_offset);
-      v_dot = M_joint.llt().solve(S.transpose() * rhs_minus_bias);
+      v_dot = M_joint.llt().solve(S.transpose() * rhs_minus_bias + tau);
     } else {
       // Fewer dofs: sizes bounded by 6, so everything stays on the stack.
       const JointMatrix M_joint = body.S_W.transpose() * M * body.S_W;
-      const JointVector rhs_joint = body.S_W.transpose() * rhs_minus_bias;
+      const JointVector rhs_joint = body.S_W.transpose() * rhs_minus_bias + tau;
       Eigen::Map<Eigen::VectorXd> v_dot(y_rate.data() + nq_ + body.v_offset, body.nv);
       v_dot = M_joint.llt().solve(rhs_joint);
     }
@@ -450,13 +477,14 @@ void Simulation::compute_accelerations(std::span<const double> y, std::span<doub
   stats_.dynamics_s += seconds_since(start);
 }
 
-void Simulation::derivative(double t, std::span<const double> y, std::span<double> y_rate) {
+void Simulation::derivative(double t, std::span<const double> y_in, std::span<double> y_rate) {
   ++stats_.rhs_evaluations;
+  const std::span<const double> y = with_drives(t, y_in);
   compute_kinematics(y);
   detect_contacts();
   proxy_step_box_ = proxy_box_;  // same size: no allocation
   compute_forces(t, y, y_rate, false);
-  compute_accelerations(y, y_rate);
+  compute_accelerations(t, y, y_rate);
   for (std::size_t i = 0; i < y_rate.size(); ++i)
     if (!std::isfinite(y_rate[i]))
       throw SimulationError("the state derivative became non-finite at t = " + std::to_string(t) +
@@ -477,7 +505,8 @@ void Simulation::project(std::span<double> y) {
     if (body.nq) body.joint->normalize(y.subspan(body.q_offset, body.nq));
 }
 
-void Simulation::event_values(double t, std::span<const double> y, std::span<double> g) {
+void Simulation::event_values(double t, std::span<const double> y_in, std::span<double> g) {
+  const std::span<const double> y = with_drives(t, y_in);
   compute_kinematics(y);
   detect_contacts();
   // step_completed() at this same state (the usual next call) reuses this detection.
@@ -574,8 +603,10 @@ void Simulation::relayout_living(std::span<const double> y,
   living_order_ = std::move(order);
 }
 
-StepAction Simulation::step_completed(double t, std::span<const double> y) {
+StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
   ++stats_.steps;
+  // Driven joints follow their prescribed motion; a restart also writes it into the state.
+  const std::span<const double> y = with_drives(t, y_in);
   for (std::size_t i = 0; i < y.size(); ++i) {
     if (std::isfinite(y[i])) continue;
     std::string where = "a state variable";
@@ -732,7 +763,8 @@ StepAction Simulation::step_completed(double t, std::span<const double> y) {
   return restart ? StepAction::restart : StepAction::proceed;
 }
 
-void Simulation::output(double t, std::span<const double> y) {
+void Simulation::output(double t, std::span<const double> y_in) {
+  const std::span<const double> y = with_drives(t, y_in);
   if (recorder_) recorder_->output(t, y);
   if (observer_) observer_(t, y);
 }
@@ -764,6 +796,7 @@ double Simulation::total_energy(std::span<const double> y) {
     const Mat3 I_c = body.X_WB.R * body.inertia_Cm_B * body.X_WB.R.transpose();
     energy += 0.5 * body.mass_kg * v_c.squaredNorm() + 0.5 * body.w_WB.dot(I_c * body.w_WB);
     energy -= body.mass_kg * scene_.gravity_W.dot(body.X_WB.p + c);
+    energy += body.joint->potential_energy(y.subspan(body.q_offset, body.nq));
   }
   detect_contacts();
   for (std::size_t c = 0; c < candidates_.size(); ++c) {

@@ -1,10 +1,7 @@
 // Single joints through the real host (each body hangs from the world by one joint, joint frame
 // = world frame) against closed forms, gravity only: a revolute pendulum's period, a screw
-// (helical) joint's coupled fall, a spherical pendulum's conserved axial angular momentum.
-//
-// The joints' own elements (joint_force) and drives (prescribed_motion) are not wired into the
-// host yet; the two tests tagged [.][host_wiring] at the end state what the host must do and are
-// hidden until it does (run them with `validation_tests [host_wiring]`).
+// (helical) joint's coupled fall, a spherical pendulum's conserved axial angular momentum; and the
+// joints' own elements (joint_force: a spring–mass) and drives (prescribed_motion) in the host.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -201,7 +198,7 @@ integrator: { type: rk4, params: { step_s: 1.0e-3 } }
 
 TEST_CASE(
     "needs host wiring: prismatic spring–mass oscillator: period 2π√(m/k) within 1e-6 relative",
-    "[.][host_wiring]") {
+    "[host_wiring]") {
   // Needs the host to add Joint::joint_force to the joint-space right-hand side.
   const double m = 2.0, k = 800.0;
   const std::string yaml = R"(
@@ -229,7 +226,7 @@ integrator: { type: rk4, params: { step_s: 1.0e-4 } }
 TEST_CASE(
     "needs host wiring: driven revolute joint follows its prescribed sine exactly (1e-12 rad) "
     "whatever gravity does",
-    "[.][host_wiring]") {
+    "[host_wiring]") {
   // Needs the host to overwrite a driven joint's q, v with prescribed_motion(t) and use its v̇.
   const std::string yaml = R"(
 duration_s: 2.0

@@ -122,7 +122,10 @@ class Simulation final : public OdeView {
   void relayout_living(std::span<const double> y, const std::vector<std::uint64_t>& born);
   /// Time-grid helper for run(): whether t is an output time k·interval.
   bool on_output_grid(double t) const;
-  void compute_accelerations(std::span<const double> y, std::span<double> y_rate);
+  void compute_accelerations(double t, std::span<const double> y, std::span<double> y_rate);
+  /// y with every driven joint's q and v replaced by its prescribed motion at t (drive_y_).
+  std::span<const double> with_drives(double t, std::span<const double> y);
+  std::vector<double> drive_y_;
   /// Kinematics of point `point` of candidate `candidate`'s manifold.
   ContactKinematics contact_kinematics(double t, std::size_t candidate, int point = 0) const;
   static std::uint64_t pair_key(std::size_t a, std::size_t b) {
