@@ -68,6 +68,7 @@ struct ErkApi {
   static constexpr auto set_tolerances = ERKStepSStolerances;
   static constexpr auto set_max_step = ERKStepSetMaxStep;
   static constexpr auto set_min_step = ERKStepSetMinStep;
+  static constexpr auto set_interpolant_degree = ERKStepSetInterpolantDegree;
   static constexpr auto set_initial_step = ERKStepSetInitStep;
   static constexpr auto set_stop_time = ERKStepSetStopTime;
   static constexpr auto root_init = ERKStepRootInit;
@@ -96,6 +97,7 @@ struct ArkApi {
   static constexpr auto set_tolerances = ARKStepSStolerances;
   static constexpr auto set_max_step = ARKStepSetMaxStep;
   static constexpr auto set_min_step = ARKStepSetMinStep;
+  static constexpr auto set_interpolant_degree = ARKStepSetInterpolantDegree;
   static constexpr auto set_initial_step = ARKStepSetInitStep;
   static constexpr auto set_stop_time = ARKStepSetStopTime;
   static constexpr auto root_init = ARKStepRootInit;
@@ -128,6 +130,9 @@ class ArkodeStepper final : public sundials_detail::Stepper {
     const SundialsSettings& common = settings_.common;
     CONTACTLAB_SUNDIALS_TRY(Api::set_tolerances(memory_, common.rtol, common.atol));
     CONTACTLAB_SUNDIALS_TRY(Api::set_table(memory_, settings_.table_id));
+    if (settings_.interpolant_degree > 0) {
+      CONTACTLAB_SUNDIALS_TRY(Api::set_interpolant_degree(memory_, settings_.interpolant_degree));
+    }
     if (common.max_step_s > 0.0)
       CONTACTLAB_SUNDIALS_TRY(Api::set_max_step(memory_, common.max_step_s));
     if (common.initial_step_s > 0.0)
@@ -255,6 +260,7 @@ Arkode::Arkode(const ParameterValues& params) {
         (settings_.implicit ? " DIRK table (method: dirk)" : "n ERK table (method: erk)") +
         "; choose a table of the method or 'default'");
   }
+  settings_.interpolant_degree = static_cast<int>(params.integer("interpolant_degree"));
   settings_.common = sundials_common_settings(params, true);
 }
 
@@ -267,6 +273,10 @@ ParameterSchema Arkode::schema() {
       choice_parameter("table", "default", table_choices(),
                        "Butcher table ARKODE_<NAME> (stages_embedding-order_order) of the method; "
                        "default: zonneveld_5_3_4 (erk) or sdirk_5_3_4 (dirk), both order 4."),
+      integer_parameter("interpolant_degree", 0, 0, 5,
+                        "Degree of the Hermite dense output used for output times and event "
+                        "location; 0: ARKODE's choice, order - 1 up to 5 (degrees 4 and 5 cost 1 "
+                        "and 4 f evaluations per interpolation)."),
   };
   for (ParameterSpec& spec : sundials_common_schema(true)) schema.push_back(std::move(spec));
   return schema;

@@ -38,7 +38,8 @@ ParameterSchema sundials_common_schema(bool implicit_solvers) {
   if (implicit_solvers) {
     schema.push_back(choice_parameter(
         "linear_solver", "dense", {"dense", "krylov"},
-        "Linear solver of the Newton iterations: dense (direct, difference-quotient Jacobian, "
+        "Linear solver of the Newton iterations (cvode with newton, arkode dirk): dense (direct, "
+        "difference-quotient Jacobian, "
         "for small systems) or krylov (matrix-free SPGMR, difference-quotient J*v products, no "
         "preconditioner, for large systems)."));
     schema.push_back(

@@ -124,7 +124,11 @@ std::string take_flag_name(char* name);
 ///    the last time the host accepted, y the solver's last state;
 ///  • a stepper without a stop time may step past t_end: y(t_end) then comes from the step's
 ///    dense output;
-///  • fatal exceptions from the OdeView propagate; y then holds the last state returned.
+///  • fatal exceptions from the OdeView propagate; y then holds the last state returned;
+///  • ode.project() is never called: the methods integrate y in the embedding space (unit
+///    quaternions drift within the tolerances, the joints normalise them in the kinematics) —
+///    projecting between steps would invalidate the solvers' history, projecting at a located
+///    event could move the event function back above zero.
 IntegrationResult drive(Stepper& stepper, OdeView& ode, double t_start, double t_end,
                         double output_interval_s, std::span<double> y, std::int64_t max_steps,
                         SundialsStatistics& statistics);
