@@ -2,21 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
 #include <contactlab/errors.hpp>
+#include <contactlab/law_support.hpp>
 
 namespace contactlab::plugins {
 
 namespace {
-
-std::string format_value(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
 
 HuntCrossleyDamping parse_damping_model(const std::string& name) {
   if (name == "hunt_crossley") return HuntCrossleyDamping::hunt_crossley;
@@ -27,36 +21,6 @@ HuntCrossleyDamping parse_damping_model(const std::string& name) {
   throw InputError("hunt_crossley force law: params.damping_model is '" + name +
                    "'; expected one of hunt_crossley, lankarani_nikravesh, flores, gonthier, "
                    "constant");
-}
-
-/// Throws unless R* and E* are usable for Hertz' stiffness. Only the throwing path allocates.
-void check_hertz_inputs(const ContactKinematics& contact) {
-  const double radius_m = contact.effective_radius_m;
-  if (!(std::isfinite(radius_m) && radius_m > 0.0)) {
-    throw SimulationError(
-        "hunt_crossley force law takes its stiffness from Hertz (stiffness_N_per_m_pow_n = 0) and "
-        "needs a finite, positive effective radius R* (got " +
-        format_value(radius_m) +
-        " m); set contact_radius_m on one geometry of a flat pair, or give "
-        "stiffness_N_per_m_pow_n");
-  }
-  const double modulus_Pa = contact.effective_modulus_Pa;
-  if (!(std::isfinite(modulus_Pa) && modulus_Pa > 0.0)) {
-    throw SimulationError(
-        "hunt_crossley force law takes its stiffness from Hertz (stiffness_N_per_m_pow_n = 0) and "
-        "needs a finite, positive effective modulus E* (got " +
-        format_value(modulus_Pa) +
-        " Pa); give both solids a youngs_modulus_Pa > 0, or give stiffness_N_per_m_pow_n");
-  }
-}
-
-double checked_restitution(const ContactKinematics& contact) {
-  const double e = contact.material.restitution;
-  if (!(e >= 0.0 && e <= 1.0)) {
-    throw SimulationError("hunt_crossley force law: the pair material's restitution is " +
-                          format_value(e) + "; it must lie in [0, 1]");
-  }
-  return e;
 }
 
 }  // namespace
@@ -70,13 +34,13 @@ HuntCrossleyForceLaw::HuntCrossleyForceLaw(const ParameterValues& params)
       min_impact_velocity_m_per_s_(params.real("min_impact_velocity_m_per_s")),
       min_restitution_(params.real("min_restitution")) {
   if (stiffness_ == 0.0 && exponent_ != 1.5) {
-    throw InputError("hunt_crossley force law: params.exponent is " + format_value(exponent_) +
+    throw InputError("hunt_crossley force law: params.exponent is " + format_number(exponent_) +
                      " but params.stiffness_N_per_m_pow_n is 0, which takes Hertz' stiffness "
                      "(4/3)·E*·√R* and needs exponent 1.5; set exponent: 1.5 or give a stiffness");
   }
   if (damping_model_ != HuntCrossleyDamping::constant && constant_damping_s_per_m_ != 0.0) {
     throw InputError("hunt_crossley force law: params.damping_s_per_m is " +
-                     format_value(constant_damping_s_per_m_) +
+                     format_number(constant_damping_s_per_m_) +
                      " but only damping_model: constant uses it (damping_model is '" +
                      params.text("damping_model") + "', which derives d from the restitution)");
   }
@@ -131,7 +95,9 @@ ForceLawRequirements HuntCrossleyForceLaw::requirements() const {
 
 double HuntCrossleyForceLaw::stiffness(const ContactKinematics& contact) const {
   if (stiffness_ != 0.0) return stiffness_scale_ * stiffness_;
-  check_hertz_inputs(contact);
+  require_hertz_inputs(
+      contact, "hunt_crossley force law with Hertz' stiffness (stiffness_N_per_m_pow_n = 0)",
+      "effective radius R*", ", or give stiffness_N_per_m_pow_n");
   // Neumayr (2025) eq. 7.1 with k_red (eq. 7.3a).
   return stiffness_scale_ * (4.0 / 3.0) * contact.effective_modulus_Pa *
          std::sqrt(contact.effective_radius_m);
@@ -139,7 +105,7 @@ double HuntCrossleyForceLaw::stiffness(const ContactKinematics& contact) const {
 
 double HuntCrossleyForceLaw::damping_s_per_m(const ContactKinematics& contact) const {
   if (damping_model_ == HuntCrossleyDamping::constant) return constant_damping_s_per_m_;
-  const double e = checked_restitution(contact);
+  const double e = checked_restitution(contact, "hunt_crossley force law");
   // A contact is born while approaching (v⁻ ≥ 0); one born at rest or separating (touching at t0)
   // gets the damping of the slowest impact the model resolves.
   const double v = std::max(contact.impact_velocity_m_per_s, min_impact_velocity_m_per_s_);

@@ -3,28 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <cstdio>
 #include <limits>
 #include <string>
 
 #include <contactlab/errors.hpp>
+#include <contactlab/law_support.hpp>
 
 namespace contactlab::plugins {
 
 namespace {
-
-std::string format_value(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
 
 /// m* of the contact; throws unless finite and positive. Only the throwing path allocates.
 double checked_mass(const ContactKinematics& contact) {
   const double mass_kg = contact.effective_mass_kg;
   if (!(std::isfinite(mass_kg) && mass_kg > 0.0)) {
     throw SimulationError("engelson force law needs a finite, positive effective mass m* (got " +
-                          format_value(mass_kg) +
+                          format_number(mass_kg) +
                           " kg): F = (1 + k·ẋ)·K·m*·x; a pair of two fixed bodies has none");
   }
   return mass_kg;
@@ -57,7 +51,7 @@ double hysteresis_integral(double w) {
 
 double engelson_restitution(double u) {
   if (!(u >= 0.0 && std::isfinite(u))) {
-    throw Error("engelson_restitution: u = v0·k must be finite and ≥ 0 (got " + format_value(u) +
+    throw Error("engelson_restitution: u = v0·k must be finite and ≥ 0 (got " + format_number(u) +
                 ")");
   }
   // 1 − (2/3)u + (4/9)u² − …: below 1e-100 the difference to 1 is not representable.
@@ -117,7 +111,7 @@ void inversion_residual(double u, double epsilon, double& value, double& slope) 
 
 double engelson_u_exact(double epsilon) {
   if (!(epsilon > 0.0 && epsilon <= 1.0)) {
-    throw Error("engelson_u_exact: restitution " + format_value(epsilon) + " outside (0, 1]");
+    throw Error("engelson_u_exact: restitution " + format_number(epsilon) + " outside (0, 1]");
   }
   if (epsilon == 1.0) return 0.0;
   // Root of R(u) = (G(u) − G(−u·ε))/u² on (0, 1/ε): Newton safeguarded by bisection, from the
@@ -159,7 +153,7 @@ EngelsonForceLaw::EngelsonForceLaw(const ParameterValues& params)
       min_restitution_(params.real("min_restitution")) {
   if (calibration_ != EngelsonCalibration::given && given_damping_s_per_m_ != 0.0) {
     throw InputError(
-        "engelson force law: params.damping_s_per_m is " + format_value(given_damping_s_per_m_) +
+        "engelson force law: params.damping_s_per_m is " + format_number(given_damping_s_per_m_) +
         " but only k_from_restitution: given uses it (k_from_restitution is '" +
         params.text("k_from_restitution") + "', which derives k from the restitution)");
   }
@@ -205,11 +199,7 @@ ForceLawRequirements EngelsonForceLaw::requirements() const {
 
 double EngelsonForceLaw::damping_s_per_m(const ContactKinematics& contact) const {
   if (calibration_ == EngelsonCalibration::given) return given_damping_s_per_m_;
-  const double restitution = contact.material.restitution;
-  if (!(restitution >= 0.0 && restitution <= 1.0)) {
-    throw SimulationError("engelson force law: the pair material's restitution is " +
-                          format_value(restitution) + "; it must lie in [0, 1]");
-  }
+  const double restitution = checked_restitution(contact, "engelson force law");
   const double v0 = std::max(contact.impact_velocity_m_per_s, min_impact_velocity_m_per_s_);
   switch (calibration_) {
     case EngelsonCalibration::exact:

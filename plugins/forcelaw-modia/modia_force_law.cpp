@@ -2,39 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
-#include <string>
 
-#include <contactlab/errors.hpp>
+#include <contactlab/law_support.hpp>
 
 namespace contactlab::plugins {
 
 namespace {
 
-std::string format_value(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
-
-/// Throws unless R_geo and E* are usable. Only the throwing path allocates.
-void check_hertz_inputs(const ContactKinematics& contact) {
-  const double radius_m = contact.effective_radius_m;
-  if (!(std::isfinite(radius_m) && radius_m > 0.0)) {
-    throw SimulationError(
-        "modia force law needs a finite, positive geometry coefficient R_geo "
-        "(effective radius, got " +
-        format_value(radius_m) +
-        " m); set contact_radius_m on the geometries (Neumayr tables 7.1-7.2)");
-  }
-  const double modulus_Pa = contact.effective_modulus_Pa;
-  if (!(std::isfinite(modulus_Pa) && modulus_Pa > 0.0)) {
-    throw SimulationError("modia force law needs a finite, positive effective modulus E* (got " +
-                          format_value(modulus_Pa) +
-                          " Pa); give both solids a material with a finite youngs_modulus_Pa > 0");
-  }
-}
+/// How the error messages name R*: Neumayr's geometry coefficient (tables 7.1-7.2).
+constexpr const char* radius_name = "geometry coefficient R_geo = R*";
 
 }  // namespace
 
@@ -89,11 +66,7 @@ double ModiaForceLaw::regularized_restitution(double restitution,
 }
 
 double ModiaForceLaw::damping_s_per_m(const ContactKinematics& contact) const {
-  const double cor = contact.material.restitution;
-  if (!(cor >= 0.0 && cor <= 1.0)) {
-    throw SimulationError("modia force law: the pair material's restitution is " +
-                          format_value(cor) + "; it must lie in [0, 1]");
-  }
+  const double cor = checked_restitution(contact, "modia force law");
   const double cor_reg = regularized_restitution(cor, contact.impact_velocity_m_per_s);
   // Eq. 7.11 and 7.13 (Flores et al. 2011 with the regularised inputs and the cap).
   const double start_speed = modia_regularize(contact.impact_velocity_m_per_s, v_min_m_per_s_);
@@ -102,7 +75,7 @@ double ModiaForceLaw::damping_s_per_m(const ContactKinematics& contact) const {
 
 double ModiaForceLaw::normal_force(const ContactKinematics& contact,
                                    const ContactState& /*state*/) const {
-  check_hertz_inputs(contact);
+  require_hertz_inputs(contact, "modia force law", radius_name);
   const double d = damping_s_per_m(contact);
   // The host calls this only while δ > 0; the max guards δ^{3/2} against a stray negative δ.
   const double delta_m = std::max(0.0, contact.penetration_m);
@@ -114,7 +87,7 @@ double ModiaForceLaw::normal_force(const ContactKinematics& contact,
 
 double ModiaForceLaw::potential_energy(const ContactKinematics& contact,
                                        const ContactState& /*state*/) const {
-  check_hertz_inputs(contact);
+  require_hertz_inputs(contact, "modia force law", radius_name);
   const double delta_m = std::max(0.0, contact.penetration_m);
   return stiffness_scale_ * (8.0 / 15.0) * contact.effective_modulus_Pa *
          std::sqrt(contact.effective_radius_m) * delta_m * delta_m * std::sqrt(delta_m);

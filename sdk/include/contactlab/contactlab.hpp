@@ -9,6 +9,7 @@
 #include "contactlab/friction.hpp"
 #include "contactlab/integrator.hpp"
 #include "contactlab/joint.hpp"
+#include "contactlab/law_support.hpp"
 #include "contactlab/materials.hpp"
 #include "contactlab/math.hpp"
 #include "contactlab/narrow_phase.hpp"
