@@ -2,16 +2,13 @@
 
 #include <limits>
 
-#include "friction_coefficients.hpp"
-
 namespace contactlab::plugins {
 
 LuGre::LuGre(const ParameterValues& params)
     : sigma0_per_m_(params.real("bristle_stiffness_per_m")),
       sigma1_s_per_m_(params.real("bristle_damping_s_per_m")),
       sigma2_N_s_per_m_(params.real("viscous_N_s_per_m")),
-      stribeck_velocity_m_per_s_(params.real("stribeck_velocity_m_per_s")),
-      exponent_(params.real("exponent")),
+      curve_(StribeckCurve::from_parameters(params)),
       resistance_(ResistanceTorque::from_parameters(params)) {}
 
 ParameterSchema LuGre::schema() {
@@ -28,20 +25,8 @@ ParameterSchema LuGre::schema() {
       "for a body resting on level ground under its weight with the default stiffness "
       "(σ̂₁ = 2·sqrt(σ̂₀/g)).");
   sigma1.maximum_exclusive = true;
-  ParameterSpec sigma2 = real_parameter("viscous_N_s_per_m", 0.0, 0.0, inf, "N·s/m",
-                                        "Viscous friction coefficient σ₂: adds −σ₂·v.");
-  sigma2.maximum_exclusive = true;
-  ParameterSpec v_s =
-      real_parameter("stribeck_velocity_m_per_s", 0.01, 0.0, inf, "m/s",
-                     "Stribeck velocity v_s: μ falls from μ_s to μ_k over slip speeds ~ v_s.");
-  v_s.minimum_exclusive = true;
-  v_s.maximum_exclusive = true;
-  ParameterSpec exponent =
-      real_parameter("exponent", 2.0, 0.0, inf, "",
-                     "Stribeck exponent δ in exp(−(|v|/v_s)^δ) (2: Canudas de Wit et al. 1995).");
-  exponent.minimum_exclusive = true;
-  exponent.maximum_exclusive = true;
-  ParameterSchema schema{sigma0, sigma1, sigma2, v_s, exponent};
+  ParameterSchema schema{sigma0, sigma1, viscous_friction_parameter()};
+  StribeckCurve::append_schema(schema);
   ResistanceTorque::append_schema(schema);
   return schema;
 }
@@ -55,8 +40,7 @@ double LuGre::relaxation_rate(const ContactKinematics& contact) const {
   require_static_at_least_kinetic(material, "lugre");
   if (material.friction_static == 0.0) return 0.0;  // then μ_k = 0 too: no bristle force at all
   const double speed = contact.slip_velocity_W.norm();
-  const double g = stribeck_coefficient(speed, material.friction_static, material.friction_kinetic,
-                                        stribeck_velocity_m_per_s_, exponent_);
+  const double g = curve_.coefficient(speed, material.friction_static, material.friction_kinetic);
   return sigma0_per_m_ * speed / g;
 }
 

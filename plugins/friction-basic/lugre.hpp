@@ -6,6 +6,7 @@
 #include <contactlab/friction.hpp>
 #include <contactlab/parameters.hpp>
 
+#include "friction_coefficients.hpp"
 #include "resistance_torque.hpp"
 
 namespace contactlab::plugins {
@@ -55,8 +56,7 @@ class LuGre final : public Friction {
   double sigma0_per_m_;
   double sigma1_s_per_m_;
   double sigma2_N_s_per_m_;
-  double stribeck_velocity_m_per_s_;
-  double exponent_;
+  StribeckCurve curve_;
   ResistanceTorque resistance_;
 };
 

@@ -1,11 +1,11 @@
 #include "resistance_torque.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
 #include <contactlab/errors.hpp>
+#include <contactlab/law_support.hpp>
 
 #include "regularization.hpp"
 
@@ -54,11 +54,10 @@ Vec3 ResistanceTorque::torque(const ContactKinematics& contact, double normal_fo
   if (!enabled || mu_r == 0.0) return Vec3::Zero();
   const double radius_m = contact.effective_radius_m;
   if (!(std::isfinite(radius_m) && radius_m > 0.0)) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%.6g", radius_m);
     throw SimulationError(
         std::string(law_name) +
-        " rolling resistance needs a finite, positive effective radius R* (got " + value +
+        " rolling resistance needs a finite, positive effective radius R* (got " +
+        format_number(radius_m) +
         " m): the torque is μ_r·R*·f_n; set contact_radius_m on one geometry of a flat pair, or "
         "set rolling_friction to 0 for this material pair");
   }

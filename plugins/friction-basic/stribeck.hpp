@@ -7,6 +7,7 @@
 #include <contactlab/friction.hpp>
 #include <contactlab/parameters.hpp>
 
+#include "friction_coefficients.hpp"
 #include "resistance_torque.hpp"
 
 namespace contactlab::plugins {
@@ -30,8 +31,7 @@ class Stribeck final : public Friction {
                          const ContactState& state) const override;
 
  private:
-  double stribeck_velocity_m_per_s_;
-  double exponent_;
+  StribeckCurve curve_;
   double viscous_N_s_per_m_;
   double v_min_m_per_s_;
   ResistanceTorque resistance_;
