@@ -2,23 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
 #include <contactlab/errors.hpp>
+#include <contactlab/law_support.hpp>
 
 namespace contactlab::plugins {
 
 namespace {
 
 constexpr double inactive = -1.0;  // an event function that does not apply: never armed
-
-std::string format_value(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
 
 }  // namespace
 
@@ -33,11 +27,11 @@ BilinearForceLaw::BilinearForceLaw(const ParameterValues& params)
   }
   if (!(std::isfinite(loading_stiffness_N_per_m_) && loading_stiffness_N_per_m_ > 0.0)) {
     throw InputError("bilinear: params.stiffness_N_per_m is " +
-                     format_value(loading_stiffness_N_per_m_) + "; it must be finite and > 0 N/m");
+                     format_number(loading_stiffness_N_per_m_) + "; it must be finite and > 0 N/m");
   }
   if (!(restitution_override_ == -1.0 ||
         (restitution_override_ >= 0.0 && restitution_override_ <= 1.0))) {
-    throw InputError("bilinear: params.restitution is " + format_value(restitution_override_) +
+    throw InputError("bilinear: params.restitution is " + format_number(restitution_override_) +
                      "; give e in [0, 1], or -1 (the default) to use the pair material's "
                      "restitution");
   }
@@ -67,12 +61,7 @@ ForceLawRequirements BilinearForceLaw::requirements() const {
 
 double BilinearForceLaw::restitution(const ContactKinematics& contact) const {
   if (restitution_override_ >= 0.0) return restitution_override_;
-  const double e = contact.material.restitution;
-  if (!(e >= 0.0 && e <= 1.0)) {
-    throw SimulationError("bilinear: the pair material's restitution is " + format_value(e) +
-                          "; it must lie in [0, 1] (or set params.restitution)");
-  }
-  return e;
+  return checked_restitution(contact, "bilinear", " (or set params.restitution)");
 }
 
 double BilinearForceLaw::normal_force(const ContactKinematics& contact,

@@ -1,13 +1,13 @@
 #include "restitution_impulse_law.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string>
 
 #include <contactlab/errors.hpp>
+#include <contactlab/law_support.hpp>
 
 #include "hertz_force_law.hpp"
 #include "hunt_crossley_force_law.hpp"
@@ -38,12 +38,6 @@ constexpr RestingLawChoice resting_law_choices[] = {
     resting_law_choice<HertzForceLaw>("hertz"),
     resting_law_choice<HuntCrossleyForceLaw>("hunt_crossley"),
 };
-
-std::string format_value(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
 
 std::string forwarded_name(const std::string& name) {
   return RestitutionImpulseLaw::resting_prefix + name;
@@ -105,13 +99,13 @@ RestitutionImpulseLaw::RestitutionImpulseLaw(const ParameterValues& params)
   if (!(restitution_override_ == -1.0 ||
         (restitution_override_ >= 0.0 && restitution_override_ <= 1.0))) {
     throw InputError("restitution_impulse: params.restitution is " +
-                     format_value(restitution_override_) +
+                     format_number(restitution_override_) +
                      "; give e in [0, 1], or -1 (the default) to use the pair material's "
                      "restitution");
   }
   if (!(std::isfinite(resting_velocity_m_per_s_) && resting_velocity_m_per_s_ >= 0.0)) {
     throw InputError("restitution_impulse: params.resting_velocity_m_per_s is " +
-                     format_value(resting_velocity_m_per_s_) + "; it must be finite and >= 0 m/s");
+                     format_number(resting_velocity_m_per_s_) + "; it must be finite and >= 0 m/s");
   }
   const std::string& law_name = params.text("resting_law");
   resting_law_ = choice_named(law_name).make(resting_parameters(params, law_name));
@@ -186,12 +180,7 @@ double RestitutionImpulseLaw::impact_restitution(const ContactKinematics& contac
   // Not `v < v_rest`: a NaN approach speed gets no impulse.
   if (!(contact.penetration_rate_m_per_s >= resting_velocity_m_per_s_)) return no_impulse;
   if (restitution_override_ >= 0.0) return restitution_override_;
-  const double e = contact.material.restitution;
-  if (!(e >= 0.0 && e <= 1.0)) {
-    throw SimulationError("restitution_impulse: the pair material's restitution is " +
-                          format_value(e) + "; it must lie in [0, 1] (or set params.restitution)");
-  }
-  return e;
+  return checked_restitution(contact, "restitution_impulse", " (or set params.restitution)");
 }
 
 ContactLawLayout RestitutionImpulseLaw::layout() const {
