@@ -1,6 +1,6 @@
 // Unit tests of the bilinear normal force law (plugins/forcelaw-bilinear): Stronge's law and
 // Chatterjee's variant (Ullrich 1998, §2.4.2). The 1-DOF impacts are integrated here, by a
-// fixed-step RK4 written in this file that emulates the host's event handling (evaluate the event
+// fixed-step RK4 (impact_1dof.hpp) under a host emulation written in this file (evaluate the event
 // functions after each step, bisect the step to the first sign change, call on_event, continue);
 // expected values come from closed forms of the piecewise-linear oscillator.
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "bilinear_force_law.hpp"
+#include "impact_1dof.hpp"
 
 using contactlab::ContactKinematics;
 using contactlab::ContactLawLayout;
@@ -24,17 +25,9 @@ using contactlab::ParameterSchema;
 using contactlab::ParameterValue;
 using contactlab::ParameterValues;
 using contactlab::plugins::BilinearForceLaw;
+using contactlab::testing::spec_named;
 
 namespace {
-
-const contactlab::ParameterSpec& spec_named(const ParameterSchema& schema,
-                                            const std::string& name) {
-  for (const auto& spec : schema) {
-    if (spec.name == name) return spec;
-  }
-  FAIL("no parameter " << name);
-  return schema.front();
-}
 
 BilinearForceLaw make_law(const std::string& variant, double stiffness_N_per_m,
                           double restitution = -1.0) {
@@ -133,16 +126,8 @@ class ImpactSimulator {
       State next = rk4(y, h);
       if (fires(next, armed, g)) {
         // Bisect the step to the first time some armed function is ≤ 0 or δ < 0.
-        double lo = 0.0;
-        double hi = h;
-        for (int iteration = 0; iteration < 200 && hi - lo > 1e-15 * h; ++iteration) {
-          const double mid = 0.5 * (lo + hi);
-          if (fires(rk4(y, mid), armed, g)) {
-            hi = mid;
-          } else {
-            lo = mid;
-          }
-        }
+        const double hi = contactlab::testing::first_firing_step(
+            [&](double step) { return fires(rk4(y, step), armed, g); }, h, 1e-15);
         next = rk4(y, hi);
         t += hi;
         y = next;
@@ -209,17 +194,7 @@ class ImpactSimulator {
   }
 
   State rk4(const State& y, double h) const {
-    auto axpy = [](const State& a, double s, const State& b) {
-      return State{a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]};
-    };
-    const State k1 = rate(y);
-    const State k2 = rate(axpy(y, 0.5 * h, k1));
-    const State k3 = rate(axpy(y, 0.5 * h, k2));
-    const State k4 = rate(axpy(y, h, k3));
-    State out;
-    for (int i = 0; i < 3; ++i)
-      out[i] = y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-    return out;
+    return contactlab::testing::rk4_step([this](const State& s) { return rate(s); }, y, h);
   }
 
   void evaluate_events(const State& y, std::vector<double>& g) const {

@@ -5,7 +5,8 @@
 // the approximation describes (notes/seed-004.md §2.6: it does not describe separation at δ = 0
 // of the unclamped oscillator, e = exp(−πβ/√(1 − β²))). The note verified it over β ∈ (0, 1.2)
 // with a maximum relative error of about 0.054; the thesis states no range. The 1-DOF impact is
-// integrated here with RK4 and checked against the closed-form damped oscillator first.
+// integrated with RK4 (impact_1dof.hpp) and checked against the closed-form damped oscillator
+// first.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -14,12 +15,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "impact_1dof.hpp"
 #include "linear_force_law.hpp"
 
 using contactlab::ContactKinematics;
 using contactlab::ContactState;
 using contactlab::ParameterValues;
 using contactlab::plugins::LinearForceLaw;
+using contactlab::testing::ImpactResult;
+using contactlab::testing::integrate_impact;
+using contactlab::testing::Separation;
 
 namespace {
 
@@ -56,54 +61,24 @@ double closed_form_restitution(double beta) {
 }
 
 /// −δ̇/v0 when δ returns below 0, integrating m·δ̈ = −f(δ, δ̇) with f the linear law (RK4, fixed
-/// step ω·h = 1e-4).
+/// step ω·h = 1e-4); the step in which δ crosses 0 is bisected to the crossing (the unclamped law
+/// still pulls there).
 double measured_restitution(const LinearForceLaw& law, double v0) {
   const double omega = std::sqrt(stiffness_N_per_m / mass_kg);
   const double h = 1e-4 / omega;
   const ContactState state;
-  auto acceleration = [&](double delta, double rate) {
+  auto force = [&](double delta, double rate) {
     ContactKinematics contact;
     contact.distance_m = -delta;
     contact.penetration_m = std::max(0.0, delta);
     contact.penetration_rate_m_per_s = rate;
     contact.effective_mass_kg = mass_kg;
-    return -law.normal_force(contact, state) / mass_kg;
+    return law.normal_force(contact, state);
   };
-  // One RK4 step of length dt from (δ, δ̇).
-  auto rk4 = [&](double delta, double rate, double dt, double& delta_out, double& rate_out) {
-    const double a1 = acceleration(delta, rate);
-    const double r2 = rate + 0.5 * dt * a1;
-    const double a2 = acceleration(delta + 0.5 * dt * rate, r2);
-    const double r3 = rate + 0.5 * dt * a2;
-    const double a3 = acceleration(delta + 0.5 * dt * r2, r3);
-    const double r4 = rate + dt * a3;
-    const double a4 = acceleration(delta + dt * r3, r4);
-    delta_out = delta + dt / 6.0 * (rate + 2.0 * r2 + 2.0 * r3 + r4);
-    rate_out = rate + dt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
-  };
-  double delta = 0.0;
-  double rate = v0;
-  for (int step = 0; step < 100'000'000; ++step) {
-    double next_delta = 0.0;
-    double next_rate = 0.0;
-    rk4(delta, rate, h, next_delta, next_rate);
-    if (next_delta < 0.0) {
-      // Bisect the step to where δ crosses 0 (the unclamped law still pulls there).
-      double lo = 0.0;
-      double hi = h;
-      while (hi - lo > 1e-14 * h) {
-        const double mid = 0.5 * (lo + hi);
-        rk4(delta, rate, mid, next_delta, next_rate);
-        (next_delta < 0.0 ? hi : lo) = mid;
-      }
-      rk4(delta, rate, hi, next_delta, next_rate);
-      return -next_rate / v0;
-    }
-    delta = next_delta;
-    rate = next_rate;
-  }
-  FAIL("the contact never ended");
-  return 0.0;
+  const ImpactResult impact =
+      integrate_impact(force, mass_kg, v0, h, 100'000'000, Separation::bisect_step);
+  if (!impact.separated) FAIL("the contact never ended");
+  return -impact.exit_velocity_m_per_s / v0;
 }
 
 LinearForceLaw law_for(double beta, bool clamp_tension = true) {

@@ -1,5 +1,5 @@
 // Unit tests of Engelson's (2000) penalty law (plugins/forcelaw-engelson): forces against the
-// closed form, the threshold T, the k calibrations, and 1-DOF impacts integrated here (RK4, tiny
+// closed form, the threshold T, the k calibrations, and 1-DOF impacts (impact_1dof.hpp: RK4, tiny
 // steps) against the paper's numbers and the ε(u) table of /work/shared/notes/seed-000.md §2.10.
 #include <algorithm>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "engelson_force_law.hpp"
+#include "impact_1dof.hpp"
 
 using contactlab::ContactKinematics;
 using contactlab::ContactState;
@@ -19,17 +20,11 @@ using contactlab::ParameterSchema;
 using contactlab::ParameterValue;
 using contactlab::ParameterValues;
 using contactlab::plugins::EngelsonForceLaw;
+using contactlab::testing::ImpactResult;
+using contactlab::testing::integrate_impact;
+using contactlab::testing::spec_named;
 
 namespace {
-
-const contactlab::ParameterSpec& spec_named(const ParameterSchema& schema,
-                                            const std::string& name) {
-  for (const auto& spec : schema) {
-    if (spec.name == name) return spec;
-  }
-  FAIL("no parameter " << name);
-  return schema.front();
-}
 
 EngelsonForceLaw make_law(const std::map<std::string, ParameterValue>& overrides = {}) {
   return EngelsonForceLaw(ParameterValues::defaults(EngelsonForceLaw::schema(), overrides));
@@ -47,58 +42,6 @@ ContactKinematics contact_at(double distance_m, double rate_m_per_s, double impa
   return contact;
 }
 
-/// One free 1-DOF impact: m·ẍ = −f(x, ẋ), x(0) = 0, ẋ(0) = v₀ > 0, integrated with classical
-/// RK4 at a fixed step h until x returns to 0; the crossing is located inside the last step by
-/// cubic Hermite interpolation of x (values and slopes ẋ), and the exit velocity there by cubic
-/// Hermite interpolation of ẋ (values and slopes ẍ = −f/m). x is Engelson's compression (with a
-/// threshold T, x = T − d).
-struct ImpactResult {
-  bool separated = false;
-  double exit_velocity_m_per_s = 0.0;  ///< ẋ at x = 0 (< 0 when rebounding)
-  double duration_s = 0.0;
-  double min_force_N = std::numeric_limits<double>::infinity();
-};
-
-template <class Force>
-ImpactResult integrate_impact(const Force& force, double mass_kg, double v0, double h,
-                              long max_steps) {
-  auto accel = [&](double x, double v) { return -force(x, v) / mass_kg; };
-  ImpactResult result;
-  double x = 0.0, v = v0, t = 0.0;
-  for (long step = 0; step < max_steps; ++step) {
-    const double a0 = accel(x, v);
-    const double k1x = v, k1v = a0;
-    const double k2x = v + 0.5 * h * k1v, k2v = accel(x + 0.5 * h * k1x, v + 0.5 * h * k1v);
-    const double k3x = v + 0.5 * h * k2v, k3v = accel(x + 0.5 * h * k2x, v + 0.5 * h * k2v);
-    const double k4x = v + h * k3v, k4v = accel(x + h * k3x, v + h * k3v);
-    const double x1 = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-    const double v1 = v + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    if (step > 0 && x1 <= 0.0) {
-      const double a1 = accel(std::max(x1, 0.0), v1);
-      auto hermite = [&](double p0, double m0, double p1, double m1, double s) {
-        const double s2 = s * s, s3 = s2 * s;
-        return (2 * s3 - 3 * s2 + 1) * p0 + (s3 - 2 * s2 + s) * h * m0 + (-2 * s3 + 3 * s2) * p1 +
-               (s3 - s2) * h * m1;
-      };
-      double lo = 0.0, hi = 1.0;
-      for (int i = 0; i < 200; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        (hermite(x, v, x1, v1, mid) > 0.0 ? lo : hi) = mid;
-      }
-      const double theta = 0.5 * (lo + hi);
-      result.separated = true;
-      result.exit_velocity_m_per_s = hermite(v, a0, v1, a1, theta);
-      result.duration_s = t + theta * h;
-      return result;
-    }
-    x = x1;
-    v = v1;
-    t += h;
-    result.min_force_N = std::min(result.min_force_N, force(x, v));
-  }
-  return result;
-}
-
 /// ε(u) of the dimensionless impact ÿ = −(1 + u·ẏ)·y, ẏ(0) = 1, by this file's RK4 (independent
 /// of the plugin's implicit closed form). Steps of 2e-4/√(1+u) resolve the early braking (time ~
 /// 1/√u).
@@ -111,7 +54,7 @@ double rk4_restitution(double u) {
 
 /// The law's impact: mass m (= m*), stiffness K in the law, impact speed v₀, pair restitution ε;
 /// the law gets its k at on_birth() as the host would call it, then normal_force() every stage.
-/// With a threshold T the coordinate x = T − d starts at 0 where d = T.
+/// x is Engelson's compression: with a threshold T, x = T − d starts at 0 where d = T.
 ImpactResult law_impact(const EngelsonForceLaw& law, double stiffness_per_s2, double mass_kg,
                         double v0, double restitution, double threshold_m = 0.0) {
   ContactState state;

@@ -1,17 +1,16 @@
 // Unit tests of the Hunt–Crossley normal force law (plugins/forcelaw-basic): forces against the
-// closed form, the regularisations, and 1-DOF impacts integrated here (RK4, tiny steps) against
+// closed form, the regularisations, and 1-DOF impacts (impact_1dof.hpp: RK4, tiny steps) against
 // Hertz' closed-form impact and against the restitution each damping model is calibrated for.
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <numbers>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "hunt_crossley_force_law.hpp"
+#include "impact_1dof.hpp"
 
 using contactlab::ContactKinematics;
 using contactlab::ContactState;
@@ -19,41 +18,19 @@ using contactlab::ParameterSchema;
 using contactlab::ParameterValue;
 using contactlab::ParameterValues;
 using contactlab::plugins::HuntCrossleyForceLaw;
+using contactlab::testing::ball_mass_kg;
+using contactlab::testing::ball_radius_m;
+using contactlab::testing::hc_exact_restitution;
+using contactlab::testing::ImpactResult;
+using contactlab::testing::spec_named;
+using contactlab::testing::steel_contact;
+using contactlab::testing::steel_E_star_Pa;
+using contactlab::testing::steel_hertz_k;
 
 namespace {
 
-const contactlab::ParameterSpec& spec_named(const ParameterSchema& schema,
-                                            const std::string& name) {
-  for (const auto& spec : schema) {
-    if (spec.name == name) return spec;
-  }
-  FAIL("no parameter " << name);
-  return schema.front();
-}
-
 HuntCrossleyForceLaw make_law(const std::map<std::string, ParameterValue>& overrides = {}) {
   return HuntCrossleyForceLaw(ParameterValues::defaults(HuntCrossleyForceLaw::schema(), overrides));
-}
-
-// The steel ball of tests/validation/scene_fixture.hpp: Steel (ρ = 8000 kg/m³, E = 200 GPa,
-// ν = 0.3) on both sides, a sphere of radius 0.05 m on a fixed steel plate.
-constexpr double steel_E_star_Pa = 1.0 / (2.0 * (1.0 - 0.09) / 2.0e11);  // Neumayr eq. 7.2
-constexpr double ball_radius_m = 0.05;                                   // R* of sphere–plane
-const double ball_mass_kg =
-    8000.0 * 4.0 / 3.0 * std::numbers::pi * ball_radius_m * ball_radius_m * ball_radius_m;
-
-ContactKinematics steel_contact(double delta_m, double rate_m_per_s, double impact_m_per_s,
-                                double restitution) {
-  ContactKinematics contact;
-  contact.distance_m = -delta_m;
-  contact.penetration_m = std::max(0.0, delta_m);
-  contact.penetration_rate_m_per_s = rate_m_per_s;
-  contact.impact_velocity_m_per_s = impact_m_per_s;
-  contact.effective_modulus_Pa = steel_E_star_Pa;
-  contact.effective_radius_m = ball_radius_m;
-  contact.effective_mass_kg = ball_mass_kg;
-  contact.material.restitution = restitution;
-  return contact;
 }
 
 /// Hertz' closed-form elastic impact of a mass m at speed v on k·δ^{3/2}, k = (4/3)E*√R*.
@@ -65,7 +42,7 @@ struct HertzImpact {
   double delta_max_m, force_max_N, duration_s;
 };
 HertzImpact hertz_impact(double mass_kg, double v_m_per_s) {
-  const double k = (4.0 / 3.0) * steel_E_star_Pa * std::sqrt(ball_radius_m);
+  const double k = steel_hertz_k;
   const double delta_max = std::pow(
       15.0 * mass_kg * v_m_per_s * v_m_per_s / (16.0 * steel_E_star_Pa * std::sqrt(ball_radius_m)),
       0.4);
@@ -73,78 +50,12 @@ HertzImpact hertz_impact(double mass_kg, double v_m_per_s) {
   return {delta_max, k * std::pow(delta_max, 1.5), duration_factor * delta_max / v_m_per_s};
 }
 
-/// One free 1-DOF impact: m·δ̈ = −f(δ, δ̇), δ(0) = 0, δ̇(0) = v₀ > 0, integrated with classical
-/// RK4 at a fixed step h until δ returns to 0; the crossing is located inside the last step by
-/// cubic Hermite interpolation of δ (values and slopes δ̇ at both ends), and the exit velocity
-/// there by cubic Hermite interpolation of δ̇ (values and slopes δ̈ = −f/m).
-struct ImpactResult {
-  bool separated = false;
-  double exit_velocity_m_per_s = 0.0;  ///< δ̇ at δ = 0 (< 0 when rebounding)
-  double duration_s = 0.0;
-  double max_penetration_m = 0.0;
-  double max_force_N = 0.0;
-  double min_force_N = std::numeric_limits<double>::infinity();  ///< smallest force while δ > 0
-};
-
-template <class Force>
-ImpactResult integrate_impact(const Force& force, double mass_kg, double v0, double h,
-                              long max_steps) {
-  auto accel = [&](double x, double v) { return -force(x, v) / mass_kg; };
-  ImpactResult result;
-  double x = 0.0, v = v0, t = 0.0;
-  for (long step = 0; step < max_steps; ++step) {
-    const double a0 = accel(x, v);
-    const double k1x = v, k1v = a0;
-    const double k2x = v + 0.5 * h * k1v, k2v = accel(x + 0.5 * h * k1x, v + 0.5 * h * k1v);
-    const double k3x = v + 0.5 * h * k2v, k3v = accel(x + 0.5 * h * k2x, v + 0.5 * h * k2v);
-    const double k4x = v + h * k3v, k4v = accel(x + h * k3x, v + h * k3v);
-    const double x1 = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-    const double v1 = v + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    if (step > 0 && x1 <= 0.0) {
-      const double a1 = accel(std::max(x1, 0.0), v1);
-      // Hermite basis on θ ∈ [0, 1]; find θ with δ(θ) = 0 by bisection (δ(0) > 0 ≥ δ(1)).
-      auto hermite = [&](double p0, double m0, double p1, double m1, double s) {
-        const double s2 = s * s, s3 = s2 * s;
-        return (2 * s3 - 3 * s2 + 1) * p0 + (s3 - 2 * s2 + s) * h * m0 + (-2 * s3 + 3 * s2) * p1 +
-               (s3 - s2) * h * m1;
-      };
-      double lo = 0.0, hi = 1.0;
-      for (int i = 0; i < 200; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        (hermite(x, v, x1, v1, mid) > 0.0 ? lo : hi) = mid;
-      }
-      const double theta = 0.5 * (lo + hi);
-      result.separated = true;
-      result.exit_velocity_m_per_s = hermite(v, a0, v1, a1, theta);
-      result.duration_s = t + theta * h;
-      return result;
-    }
-    x = x1;
-    v = v1;
-    t += h;
-    const double f = force(x, v);
-    result.max_penetration_m = std::max(result.max_penetration_m, x);
-    result.max_force_N = std::max(result.max_force_N, f);
-    result.min_force_N = std::min(result.min_force_N, f);
-  }
-  return result;
-}
-
-/// Impact of the steel ball under `law` at speed v₀ with pair restitution e, through the law's
-/// normal_force() (the law sees δ, δ̇, the impact speed and the material as the host gives them).
+/// Impact of the steel ball under `law` at speed v₀ with pair restitution e, 1/20000 of Hertz'
+/// elastic contact time per step.
 ImpactResult steel_ball_impact(const HuntCrossleyForceLaw& law, double v0, double restitution) {
-  const ContactState state;
-  const ContactKinematics base = steel_contact(0.0, v0, v0, restitution);
-  auto force = [&](double x, double v) {
-    ContactKinematics contact = base;
-    contact.distance_m = -x;
-    contact.penetration_m = std::max(0.0, x);
-    contact.penetration_rate_m_per_s = v;
-    return law.normal_force(contact, state);
-  };
   const HertzImpact hertz = hertz_impact(ball_mass_kg, v0);
-  const double h = hertz.duration_s / 20000.0;
-  return integrate_impact(force, ball_mass_kg, v0, h, 2000000);
+  return contactlab::testing::steel_ball_impact(law, v0, restitution, hertz.duration_s / 20000.0,
+                                                2000000);
 }
 
 }  // namespace
@@ -372,22 +283,6 @@ double model_u(const std::string& model, double e) {
   if (model == "lankarani_nikravesh") return 0.75 * (1.0 - e * e);
   if (model == "flores") return 1.6 * (1.0 - e) / e;
   return (1.0 - e * e) / e;  // gonthier
-}
-
-/// The exact restitution ε of a free impact under f = k·δⁿ·(1 + d·δ̇) as long as f ≥ 0 (the clamp
-/// never acts: δ̈ = 0 at δ̇ = −1/d, so δ̇ cannot pass it), with u = d·v₀. Phase plane:
-/// m·δ̇·dδ̇/(1 + d·δ̇) = −k·δⁿ·dδ, and δ returns to 0, so ∫ from v₀ to −εv₀ of w/(1 + d·w) dw = 0:
-///   u·(1 + ε) = ln((1 + u)/(1 − u·ε)),
-/// whatever n, k and m. h(ε) = ln((1 + u)/(1 − uε)) − u(1 + ε) rises from ln(1 + u) − u < 0 at
-/// ε = 0 to +∞ as ε → 1/u (h′ = u²ε/(1 − uε) > 0), and h(1) > 0 when u < 1: bisection.
-double hc_exact_restitution(double u) {
-  double lo = 0.0, hi = std::min(1.0, 1.0 / u);
-  for (int i = 0; i < 200; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    const double h = std::log((1.0 + u) / (1.0 - u * mid)) - u * (1.0 + mid);
-    (h < 0.0 ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
 }
 
 /// Checks every (e, v) of the table: no energy created, the restitution independent of v and equal

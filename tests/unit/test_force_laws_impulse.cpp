@@ -11,6 +11,7 @@
 
 #include "hertz_force_law.hpp"
 #include "hunt_crossley_force_law.hpp"
+#include "impact_1dof.hpp"
 #include "linear_force_law.hpp"
 #include "restitution_impulse_law.hpp"
 
@@ -274,23 +275,16 @@ TEST_CASE(
   const double t_zero = theta / omega_d;
   const double exit_rate = slow * std::exp(-beta * omega * t_zero) *
                            (-beta * omega / omega_d * std::sin(theta) + std::cos(theta));
-  double delta = 0.0;
-  double rate = slow;
   const double h = 1e-4 / omega;
-  auto accel = [&](double d, double r) {
+  auto force = [&](double d, double r) {
     ContactKinematics contact = approaching(r, 0.55);
     contact.penetration_m = std::max(0.0, d);
     contact.distance_m = -d;
-    return -law.normal_force(contact, state) / m;
+    return law.normal_force(contact, state);
   };
-  for (int step = 0; step < 10'000'000 && delta >= 0.0; ++step) {
-    const double k1d = rate, k1v = accel(delta, rate);
-    const double k2d = rate + 0.5 * h * k1v, k2v = accel(delta + 0.5 * h * k1d, k2d);
-    const double k3d = rate + 0.5 * h * k2v, k3v = accel(delta + 0.5 * h * k2d, k3d);
-    const double k4d = rate + h * k3v, k4v = accel(delta + h * k3d, k4d);
-    delta += h / 6.0 * (k1d + 2 * k2d + 2 * k3d + k4d);
-    rate += h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v);
-  }
-  REQUIRE(delta < 0.0);
+  const contactlab::testing::ImpactResult impact = contactlab::testing::integrate_impact(
+      force, m, slow, h, 10'000'000, contactlab::testing::Separation::bisect_step);
+  REQUIRE(impact.separated);
+  const double rate = impact.exit_velocity_m_per_s;
   CHECK(rate == Approx(exit_rate).epsilon(1e-6));
 }

@@ -1,17 +1,17 @@
 // Unit tests of the Modia3D elastic response (plugins/forcelaw-modia, Neumayr 2025 eq. 7.3a with
 // 7.1, 7.4, 7.11–7.13): the regularisations and the force against their closed forms, and 1-DOF
-// impacts of a steel ball integrated here (RK4, tiny steps) for the restitution achieved and the
+// impacts of a steel ball (impact_1dof.hpp: RK4, tiny steps) for the restitution achieved and the
 // cap d_max.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <numbers>
 #include <string>
 
 #include <catch2/catch.hpp>
 
+#include "impact_1dof.hpp"
 #include "modia_force_law.hpp"
 
 using contactlab::ContactKinematics;
@@ -21,111 +21,39 @@ using contactlab::ParameterValue;
 using contactlab::ParameterValues;
 using contactlab::plugins::modia_regularize;
 using contactlab::plugins::ModiaForceLaw;
+using contactlab::testing::ball_mass_kg;
+using contactlab::testing::ball_radius_m;
+using contactlab::testing::hc_exact_restitution;
+using contactlab::testing::ImpactResult;
+using contactlab::testing::integrate_impact;
+using contactlab::testing::spec_named;
+using contactlab::testing::steel_contact;
+using contactlab::testing::steel_E_star_Pa;
+using contactlab::testing::steel_hertz_k;
 
 namespace {
-
-const contactlab::ParameterSpec& spec_named(const ParameterSchema& schema,
-                                            const std::string& name) {
-  for (const auto& spec : schema) {
-    if (spec.name == name) return spec;
-  }
-  FAIL("no parameter " << name);
-  return schema.front();
-}
 
 ModiaForceLaw make_law(const std::map<std::string, ParameterValue>& overrides = {}) {
   return ModiaForceLaw(ParameterValues::defaults(ModiaForceLaw::schema(), overrides));
 }
 
-// The steel ball of tests/validation/scene_fixture.hpp: Steel (ρ = 8000 kg/m³, E = 200 GPa,
-// ν = 0.3) on both sides, a sphere of radius 0.05 m (R_geo = r_c of the sphere against a flat).
-constexpr double steel_E_star_Pa = 1.0 / (2.0 * (1.0 - 0.09) / 2.0e11);  // Neumayr eq. 7.2
-constexpr double ball_radius_m = 0.05;
-const double ball_mass_kg =
-    8000.0 * 4.0 / 3.0 * std::numbers::pi * ball_radius_m * ball_radius_m * ball_radius_m;
-const double hertz_k = (4.0 / 3.0) * steel_E_star_Pa * std::sqrt(ball_radius_m);  // eq. 7.1
-
-ContactKinematics steel_contact(double delta_m, double rate_m_per_s, double impact_m_per_s,
-                                double restitution) {
-  ContactKinematics contact;
-  contact.distance_m = -delta_m;
-  contact.penetration_m = std::max(0.0, delta_m);
-  contact.penetration_rate_m_per_s = rate_m_per_s;
-  contact.impact_velocity_m_per_s = impact_m_per_s;
-  contact.effective_modulus_Pa = steel_E_star_Pa;
-  contact.effective_radius_m = ball_radius_m;
-  contact.effective_mass_kg = ball_mass_kg;
-  contact.material.restitution = restitution;
-  return contact;
-}
-
-/// One free 1-DOF impact: m·δ̈ = −f(δ, δ̇), δ(0) = 0, δ̇(0) = v₀ > 0, integrated with classical
-/// RK4 at a fixed step h until δ returns to 0; the crossing is located inside the last step by
-/// cubic Hermite interpolation of δ, the exit velocity by cubic Hermite interpolation of δ̇.
-struct ImpactResult {
-  bool separated = false;
-  double exit_velocity_m_per_s = 0.0;
-  double max_penetration_m = 0.0;
-};
-
-template <class Force>
-ImpactResult integrate_impact(const Force& force, double mass_kg, double v0, double h,
-                              long max_steps) {
-  auto accel = [&](double x, double v) { return -force(x, v) / mass_kg; };
-  ImpactResult result;
-  double x = 0.0, v = v0;
-  for (long step = 0; step < max_steps; ++step) {
-    const double a0 = accel(x, v);
-    const double k1x = v, k1v = a0;
-    const double k2x = v + 0.5 * h * k1v, k2v = accel(x + 0.5 * h * k1x, v + 0.5 * h * k1v);
-    const double k3x = v + 0.5 * h * k2v, k3v = accel(x + 0.5 * h * k2x, v + 0.5 * h * k2v);
-    const double k4x = v + h * k3v, k4v = accel(x + h * k3x, v + h * k3v);
-    const double x1 = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-    const double v1 = v + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    if (step > 0 && x1 <= 0.0) {
-      const double a1 = accel(std::max(x1, 0.0), v1);
-      auto hermite = [&](double p0, double m0, double p1, double m1, double s) {
-        const double s2 = s * s, s3 = s2 * s;
-        return (2 * s3 - 3 * s2 + 1) * p0 + (s3 - 2 * s2 + s) * h * m0 + (-2 * s3 + 3 * s2) * p1 +
-               (s3 - s2) * h * m1;
-      };
-      double lo = 0.0, hi = 1.0;
-      for (int i = 0; i < 200; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        (hermite(x, v, x1, v1, mid) > 0.0 ? lo : hi) = mid;
-      }
-      result.separated = true;
-      result.exit_velocity_m_per_s = hermite(v, a0, v1, a1, 0.5 * (lo + hi));
-      return result;
-    }
-    x = x1;
-    v = v1;
-    result.max_penetration_m = std::max(result.max_penetration_m, x);
-  }
-  return result;
-}
-
 /// Step for a Hertz impact at v₀ with stiffness k_red·k: 1/20000 of the elastic contact time
 /// 2.943·δ_max/v₀, δ_max = (5 m v₀²/(4 k_red·k))^{2/5}.
 double hertz_step(double v0, double k_red) {
-  const double delta_max = std::pow(1.25 * ball_mass_kg * v0 * v0 / (k_red * hertz_k), 0.4);
+  const double delta_max = std::pow(1.25 * ball_mass_kg * v0 * v0 / (k_red * steel_hertz_k), 0.4);
   return 2.943 * delta_max / v0 / 20000.0;
 }
 
 /// The steel-ball impact through the law's normal_force().
 ImpactResult law_impact(const ModiaForceLaw& law, double v0, double cor, double k_red = 1.0) {
-  const ContactState state;
-  auto force = [&](double x, double v) {
-    return law.normal_force(steel_contact(x, v, v0, cor), state);
-  };
-  return integrate_impact(force, ball_mass_kg, v0, hertz_step(v0, k_red), 4000000);
+  return contactlab::testing::steel_ball_impact(law, v0, cor, hertz_step(v0, k_red), 4000000);
 }
 
 /// The same impact under Hertz with a constant damping factor d, written out here:
 /// f = k_red·max(0, k·δ^{3/2}·(1 + d·δ̇)).
 ImpactResult constant_damping_impact(double v0, double d, double k_red = 1.0) {
   auto force = [&](double x, double v) {
-    return k_red * std::max(0.0, hertz_k * std::pow(std::max(x, 0.0), 1.5) * (1.0 + d * v));
+    return k_red * std::max(0.0, steel_hertz_k * std::pow(std::max(x, 0.0), 1.5) * (1.0 + d * v));
   };
   return integrate_impact(force, ball_mass_kg, v0, hertz_step(v0, k_red), 4000000);
 }
@@ -220,7 +148,7 @@ TEST_CASE(
       const ContactKinematics contact = steel_contact(delta, rate, 2.0, 0.6);
       const double d = 8.0 * 0.4 / (5.0 * 0.6 * 2.0);
       CHECK(law.normal_force(contact, state) ==
-            Approx(0.01 * hertz_k * std::pow(delta, 1.5) * (1.0 + d * rate)).epsilon(1e-12));
+            Approx(0.01 * steel_hertz_k * std::pow(delta, 1.5) * (1.0 + d * rate)).epsilon(1e-12));
     }
   }
   // d = 2/3 s/m; δ̇ = −2 m/s gives 1 + d·δ̇ = −1/3.
@@ -239,20 +167,6 @@ namespace {
 
 constexpr double cor_values[] = {0.1, 0.3, 0.5, 0.7, 0.9};
 constexpr double impact_speeds[] = {0.1, 1.0, 10.0};
-
-/// The exact restitution ε of a free impact under f = k·δⁿ·(1 + d·δ̇) (the clamp never acts: δ̈ = 0
-/// at δ̇ = −1/d), u = d·v₀. Phase plane: m·δ̇·dδ̇/(1 + d·δ̇) = −k·δⁿ·dδ integrates to 0 from δ̇ = v₀
-/// to δ̇ = −εv₀, so u·(1 + ε) = ln((1 + u)/(1 − u·ε)) whatever n, k and m; solved by bisection
-/// (h(ε) = ln((1 + u)/(1 − uε)) − u(1 + ε) rises from ln(1 + u) − u < 0 to +∞ at ε = 1/u).
-double hc_exact_restitution(double u) {
-  double lo = 0.0, hi = std::min(1.0, 1.0 / u);
-  for (int i = 0; i < 200; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    const double h = std::log((1.0 + u) / (1.0 - u * mid)) - u * (1.0 + mid);
-    (h < 0.0 ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
-}
 
 }  // namespace
 
