@@ -3,21 +3,64 @@
 // simulation host does through the ContactLaw hooks: on_birth at the start, the law's continuous
 // states appended to the ODE state and integrated from continuous_rate(), compute() for the force,
 // and event functions armed while positive, located by bisection of the step when an armed one
-// becomes ≤ 0, then on_event() at the first state past the crossing.
+// becomes ≤ 0, then on_event() at the first state past the crossing. Also the setup the
+// friction-law tests share: a sliding contact, a law's memory, its rates, its schema by name, and
+// the block on an incline.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <contactlab/friction.hpp>
+#include <contactlab/parameters.hpp>
 
 namespace friction_test {
 
 inline constexpr double gravity_m_per_s2 = 9.81;
+
+/// A contact on the plane z = 0 (normal +z, R* = 0.05 m) slipping at slip_W, with the pair's
+/// static and kinetic friction coefficients μ_s and μ_k.
+inline contactlab::ContactKinematics sliding(const contactlab::Vec3& slip_W, double mu_s,
+                                             double mu_k) {
+  contactlab::ContactKinematics contact;
+  contact.normal_W = contactlab::Vec3::UnitZ();
+  contact.slip_velocity_W = slip_W;
+  contact.material.friction_static = mu_s;
+  contact.material.friction_kinetic = mu_k;
+  contact.effective_radius_m = 0.05;
+  return contact;
+}
+
+/// A contact state whose friction memory holds the continuous states x[0..2] = x_W and `mode`.
+inline contactlab::ContactState friction_state(const contactlab::Vec3& x_W, int mode = 0) {
+  contactlab::ContactState state;
+  state.friction.x = {x_W.x(), x_W.y(), x_W.z(), 0.0};
+  state.friction.mode = mode;
+  return state;
+}
+
+/// The rates of a law's first three continuous states (continuous_rate()) at `state`.
+inline contactlab::Vec3 rate_of(const contactlab::Friction& law,
+                                const contactlab::ContactKinematics& contact, double normal_force_N,
+                                const contactlab::ContactState& state) {
+  std::array<double, 3> rate{};
+  law.continuous_rate(contact, normal_force_N, state.friction, std::span<double>(rate));
+  return contactlab::Vec3(rate[0], rate[1], rate[2]);
+}
+
+/// A law's schema keyed by parameter name.
+inline std::map<std::string, contactlab::ParameterSpec> schema_by_name(
+    const contactlab::ParameterSchema& schema) {
+  std::map<std::string, contactlab::ParameterSpec> by_name;
+  for (const auto& spec : schema) by_name[spec.name] = spec;
+  return by_name;
+}
 
 /// The block: mass, the (constant) normal force pressing it on the plane, the pair material and
 /// the applied tangential force along +x besides friction (gravity along the slope, a spring...).
@@ -29,6 +72,19 @@ struct Block {
     return 0.0;
   };
 };
+
+/// The block on an incline at angle θ: normal force m·g·cos θ, pulled down the slope (+x) by
+/// m·g·sin θ, on a pair with friction coefficients μ_s and μ_k.
+inline Block incline(double theta, double mu_s, double mu_k, double mass_kg = 1.0) {
+  Block block;
+  block.mass_kg = mass_kg;
+  block.normal_force_N = mass_kg * gravity_m_per_s2 * std::cos(theta);
+  block.material.friction_static = mu_s;
+  block.material.friction_kinetic = mu_k;
+  const double drive = mass_kg * gravity_m_per_s2 * std::sin(theta);
+  block.applied_force_N = [drive](double, double, double) { return drive; };
+  return block;
+}
 
 /// One recorded state: time, position and velocity of the block, the friction force on it along
 /// x, the law's continuous states and its mode.

@@ -2,10 +2,8 @@
 // the LuGre equations (Canudas de Wit et al. 1995) in the normalised form the plugin documents:
 //   ż = v − σ₀·|v|·z/ĝ(v),  ĝ(v) = μ_k + (μ_s − μ_k)·exp(−(v/v_s)²),
 //   F = −f_n·(σ₀·z + σ₁·ż) − σ₂·v.
-#include <array>
 #include <cmath>
 #include <map>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -23,7 +21,10 @@ using contactlab::ParameterValues;
 using contactlab::Vec3;
 using contactlab::plugins::LuGre;
 using contactlab::plugins::Stribeck;
+using friction_test::friction_state;
 using friction_test::gravity_m_per_s2;
+using friction_test::rate_of;
+using friction_test::sliding;
 
 namespace {
 
@@ -31,30 +32,8 @@ double g_hat(double speed, double mu_s, double mu_k, double v_s) {
   return mu_k + (mu_s - mu_k) * std::exp(-(speed / v_s) * (speed / v_s));
 }
 
-ContactKinematics sliding(const Vec3& slip_W, double mu_s, double mu_k) {
-  ContactKinematics contact;
-  contact.normal_W = Vec3::UnitZ();
-  contact.slip_velocity_W = slip_W;
-  contact.material.friction_static = mu_s;
-  contact.material.friction_kinetic = mu_k;
-  contact.effective_radius_m = 0.05;
-  return contact;
-}
-
 LuGre make(const std::map<std::string, contactlab::ParameterValue>& overrides) {
   return LuGre(ParameterValues::defaults(LuGre::schema(), overrides));
-}
-
-ContactState with_bristles(const Vec3& z) {
-  ContactState state;
-  state.friction.x = {z.x(), z.y(), z.z(), 0.0};
-  return state;
-}
-
-Vec3 rate_of(const LuGre& law, const ContactKinematics& contact, const ContactState& state) {
-  std::array<double, 3> rate{};
-  law.continuous_rate(contact, 10.0, state.friction, std::span<double>(rate));
-  return Vec3(rate[0], rate[1], rate[2]);
 }
 
 // Presliding displacement x(z) on a branch along which v keeps its sign, from dz/dx =
@@ -73,8 +52,7 @@ TEST_CASE(
     "lugre: schema bristle_stiffness_per_m = 1e5 (> 0), bristle_damping_s_per_m = 200 (≥ 0), "
     "viscous_N_s_per_m = 0, stribeck_velocity_m_per_s = 0.01 (> 0), exponent = 2; layout {3, 0}; "
     "birth zeroes the bristles") {
-  std::map<std::string, contactlab::ParameterSpec> by_name;
-  for (const auto& spec : LuGre::schema()) by_name[spec.name] = spec;
+  const auto by_name = friction_test::schema_by_name(LuGre::schema());
   REQUIRE(by_name.size() == 9);
   CHECK(std::get<double>(by_name.at("bristle_stiffness_per_m").default_value) == 1e5);
   CHECK(by_name.at("bristle_stiffness_per_m").minimum_exclusive);
@@ -113,14 +91,14 @@ TEST_CASE(
   contact.normal_W = n;
   const Vec3 z_t = 1e-5 * t1 + 2e-5 * t2;
   const Vec3 z = z_t + 3e-5 * n;  // a normal component left by a turning normal
-  const ContactState state = with_bristles(z);
+  const ContactState state = friction_state(z);
   const Vec3 v = contact.slip_velocity_W;
   const double relax = sigma0 * v.norm() / g_hat(v.norm(), mu_s, mu_k, v_s);
   const Vec3 z_t_rate = v - relax * z_t;
   const Vec3 expected_force = -f_n * (sigma0 * z_t + sigma1 * z_t_rate) - sigma2 * v;
   const FrictionResult result = law.compute(contact, f_n, state);
   CHECK((result.force_W - expected_force).norm() <= 1e-12 * expected_force.norm());
-  const Vec3 rate = rate_of(law, contact, state);
+  const Vec3 rate = rate_of(law, contact, f_n, state);
   CHECK((rate - (v - relax * z)).norm() <= 1e-12 * rate.norm());
   // Its tangential part is the LuGre rate of z_t; its normal part relaxes z·n at the same rate.
   CHECK(rate.dot(n) == Approx(-relax * z.dot(n)).epsilon(1e-12));
@@ -128,9 +106,9 @@ TEST_CASE(
   // μ_s < μ_k throws; a frictionless pair keeps z = 0 and has only the viscous force.
   CHECK_THROWS_WITH(law.compute(sliding(v, 0.2, 0.3), f_n, state), Catch::Contains("lugre"));
   const ContactKinematics frictionless = sliding(Vec3(0.2, 0, 0), 0.0, 0.0);
-  CHECK(law.compute(frictionless, f_n, with_bristles(Vec3::Zero())).force_W.x() ==
+  CHECK(law.compute(frictionless, f_n, friction_state(Vec3::Zero())).force_W.x() ==
         Approx(-sigma2 * 0.2).epsilon(1e-15));
-  CHECK(rate_of(law, frictionless, with_bristles(Vec3::Zero())) == Vec3::Zero());
+  CHECK(rate_of(law, frictionless, f_n, friction_state(Vec3::Zero())) == Vec3::Zero());
 }
 
 TEST_CASE(
@@ -150,14 +128,14 @@ TEST_CASE(
     const double relax_time = g_hat(speed, mu_s, mu_k, v_s) / (sigma0 * speed);
     const int steps = 4000;
     const double h = 40.0 * relax_time / steps;
-    ContactState state = with_bristles(Vec3::Zero());
-    auto f = [&](const Vec3& z) { return rate_of(law, contact, with_bristles(z)); };
+    ContactState state = friction_state(Vec3::Zero());
+    auto f = [&](const Vec3& z) { return rate_of(law, contact, f_n, friction_state(z)); };
     Vec3 z = Vec3::Zero();
     for (int i = 0; i < steps; ++i) {
       const Vec3 k1 = f(z), k2 = f(z + 0.5 * h * k1), k3 = f(z + 0.5 * h * k2), k4 = f(z + h * k3);
       z += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
     }
-    state = with_bristles(z);
+    state = friction_state(z);
     CAPTURE(speed);
     CHECK(z.y() == Approx(-g_hat(speed, mu_s, mu_k, v_s) / sigma0).epsilon(1e-10));
     const double expected = f_n * g_hat(speed, mu_s, mu_k, v_s) + sigma2 * speed;
@@ -246,13 +224,7 @@ TEST_CASE(
                           {"stribeck_velocity_m_per_s", v_s}});
   for (double ratio : {0.7, 1.2}) {
     const double theta = std::atan(ratio * mu_s);
-    friction_test::Block block;
-    block.normal_force_N = block.mass_kg * gravity_m_per_s2 * std::cos(theta);
-    block.material.friction_static = mu_s;
-    block.material.friction_kinetic = mu_k;
-    const double drive = block.mass_kg * gravity_m_per_s2 * std::sin(theta);
-    block.applied_force_N = [drive](double, double, double) { return drive; };
-    friction_test::BlockHost host(law, block);
+    friction_test::BlockHost host(law, friction_test::incline(theta, mu_s, mu_k));
     host.birth(0.0, 0.0, 0.0);
     double t1 = -1.0, v1 = 0.0, x_max = 0.0;
     host.run(0.5, 2e-5, [&](const friction_test::Sample& s) {

@@ -15,6 +15,7 @@ using contactlab::ParameterValues;
 using contactlab::Vec3;
 using contactlab::plugins::Stribeck;
 using friction_test::gravity_m_per_s2;
+using friction_test::sliding;
 
 namespace {
 
@@ -29,16 +30,6 @@ double mu(double speed, double mu_s, double mu_k, double v_s, double delta) {
   return mu_k + (mu_s - mu_k) * std::exp(-std::pow(speed / v_s, delta));
 }
 
-ContactKinematics sliding(const Vec3& slip_W, double mu_s, double mu_k) {
-  ContactKinematics contact;
-  contact.normal_W = Vec3::UnitZ();
-  contact.slip_velocity_W = slip_W;
-  contact.material.friction_static = mu_s;
-  contact.material.friction_kinetic = mu_k;
-  contact.effective_radius_m = 0.05;
-  return contact;
-}
-
 Stribeck make(const std::map<std::string, contactlab::ParameterValue>& overrides) {
   return Stribeck(ParameterValues::defaults(Stribeck::schema(), overrides));
 }
@@ -48,8 +39,7 @@ Stribeck make(const std::map<std::string, contactlab::ParameterValue>& overrides
 TEST_CASE(
     "stribeck: schema stribeck_velocity_m_per_s = 0.01 (> 0), exponent = 2 (> 0), "
     "viscous_N_s_per_m = 0 (≥ 0), v_min_m_per_s = 1e-3 (> 0), and the resistance-torque keys") {
-  std::map<std::string, contactlab::ParameterSpec> by_name;
-  for (const auto& spec : Stribeck::schema()) by_name[spec.name] = spec;
+  const auto by_name = friction_test::schema_by_name(Stribeck::schema());
   REQUIRE(by_name.size() == 8);
   CHECK(std::get<double>(by_name.at("stribeck_velocity_m_per_s").default_value) == 0.01);
   CHECK(by_name.at("stribeck_velocity_m_per_s").minimum_exclusive);
@@ -118,13 +108,7 @@ TEST_CASE(
   const double mu_s = 0.6, mu_k = 0.4, v_s = 0.01, v_min = 1e-4, tan_theta = 0.5;
   const Stribeck law = make({{"stribeck_velocity_m_per_s", v_s}, {"v_min_m_per_s", v_min}});
   const double theta = std::atan(tan_theta);
-  friction_test::Block block;
-  block.mass_kg = 2.0;
-  block.normal_force_N = block.mass_kg * gravity_m_per_s2 * std::cos(theta);
-  block.material.friction_static = mu_s;
-  block.material.friction_kinetic = mu_k;
-  const double drive = block.mass_kg * gravity_m_per_s2 * std::sin(theta);
-  block.applied_force_N = [drive](double, double, double) { return drive; };
+  const friction_test::Block block = friction_test::incline(theta, mu_s, mu_k, 2.0);
 
   // The creep speed by bisection of the closed form on (0, v_min).
   double lo = 0.0, hi = v_min;
@@ -149,12 +133,7 @@ TEST_CASE(
   const double mu_s = 0.6, mu_k = 0.4, v_s = 0.01, tan_theta = 0.8;
   const Stribeck law = make({{"stribeck_velocity_m_per_s", v_s}, {"v_min_m_per_s", 1e-4}});
   const double theta = std::atan(tan_theta);
-  friction_test::Block block;
-  block.normal_force_N = block.mass_kg * gravity_m_per_s2 * std::cos(theta);
-  block.material.friction_static = mu_s;
-  block.material.friction_kinetic = mu_k;
-  const double drive = block.mass_kg * gravity_m_per_s2 * std::sin(theta);
-  block.applied_force_N = [drive](double, double, double) { return drive; };
+  const friction_test::Block block = friction_test::incline(theta, mu_s, mu_k);
   friction_test::BlockHost host(law, block);
   host.birth(0.0, 0.0, 0.0);
   double t1 = -1.0, v1 = 0.0;
@@ -176,12 +155,7 @@ TEST_CASE(
   const double mu_s = 0.6, mu_k = 0.4, sigma2 = 2.0, tan_theta = 0.8;
   const Stribeck law = make({{"viscous_N_s_per_m", sigma2}, {"v_min_m_per_s", 1e-4}});
   const double theta = std::atan(tan_theta);
-  friction_test::Block block;
-  block.normal_force_N = block.mass_kg * gravity_m_per_s2 * std::cos(theta);
-  block.material.friction_static = mu_s;
-  block.material.friction_kinetic = mu_k;
-  const double drive = block.mass_kg * gravity_m_per_s2 * std::sin(theta);
-  block.applied_force_N = [drive](double, double, double) { return drive; };
+  const friction_test::Block block = friction_test::incline(theta, mu_s, mu_k);
   friction_test::BlockHost host(law, block);
   host.birth(0.0, 0.0, 0.0);
   host.run(18.0, 5e-6, nullptr);  // 36 time constants m/σ₂

@@ -3,7 +3,6 @@
 // uniform deceleration while slipping.
 #include <array>
 #include <cmath>
-#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,7 +19,11 @@ using contactlab::LawMemory;
 using contactlab::ParameterValues;
 using contactlab::Vec3;
 using contactlab::plugins::TangentialSpring;
+using friction_test::friction_state;
 using friction_test::gravity_m_per_s2;
+using friction_test::incline;
+using friction_test::rate_of;
+using friction_test::sliding;
 
 namespace {
 
@@ -29,34 +32,10 @@ constexpr double mass = 1.0;                          // kg
 const double c_critical = 2.0 * std::sqrt(k * mass);  // N·s/m
 const double omega = std::sqrt(k / mass);             // rad/s
 
-ContactKinematics sliding(const Vec3& slip_W, double mu_s, double mu_k) {
-  ContactKinematics contact;
-  contact.normal_W = Vec3::UnitZ();
-  contact.slip_velocity_W = slip_W;
-  contact.material.friction_static = mu_s;
-  contact.material.friction_kinetic = mu_k;
-  contact.effective_radius_m = 0.05;
-  return contact;
-}
-
 TangentialSpring make(double stiffness, double damping) {
   return TangentialSpring(ParameterValues::defaults(
       TangentialSpring::schema(),
       {{"stiffness_N_per_m", stiffness}, {"damping_N_s_per_m", damping}}));
-}
-
-ContactState with(const Vec3& xi, int mode) {
-  ContactState state;
-  state.friction.x = {xi.x(), xi.y(), xi.z(), 0.0};
-  state.friction.mode = mode;
-  return state;
-}
-
-Vec3 rate_of(const TangentialSpring& law, const ContactKinematics& contact, double f_n,
-             const ContactState& state) {
-  std::array<double, 3> rate{};
-  law.continuous_rate(contact, f_n, state.friction, std::span<double>(rate));
-  return Vec3(rate[0], rate[1], rate[2]);
 }
 
 std::array<double, 2> events_of(const TangentialSpring& law, const ContactKinematics& contact,
@@ -64,17 +43,6 @@ std::array<double, 2> events_of(const TangentialSpring& law, const ContactKinema
   std::array<double, 2> g{};
   law.event_functions(contact, f_n, state.friction, std::span<double>(g));
   return g;
-}
-
-friction_test::Block incline(double theta, double mu_s, double mu_k) {
-  friction_test::Block block;
-  block.mass_kg = mass;
-  block.normal_force_N = mass * gravity_m_per_s2 * std::cos(theta);
-  block.material.friction_static = mu_s;
-  block.material.friction_kinetic = mu_k;
-  const double drive = mass * gravity_m_per_s2 * std::sin(theta);
-  block.applied_force_N = [drive](double, double, double) { return drive; };
-  return block;
 }
 
 // Bisection of an increasing function f on [lo, hi] for f = 0.
@@ -92,8 +60,7 @@ double root(F f, double lo, double hi) {
 TEST_CASE(
     "tangential_spring: schema stiffness_N_per_m = 1e5 (> 0), damping_N_s_per_m = 100 (> 0); "
     "layout {3, 2}; born sliding → slip, born at rest → stick, ξ = 0") {
-  std::map<std::string, contactlab::ParameterSpec> by_name;
-  for (const auto& spec : TangentialSpring::schema()) by_name[spec.name] = spec;
+  const auto by_name = friction_test::schema_by_name(TangentialSpring::schema());
   REQUIRE(by_name.size() == 6);
   CHECK(std::get<double>(by_name.at("stiffness_N_per_m").default_value) == 1e5);
   CHECK(by_name.at("stiffness_N_per_m").minimum_exclusive);
@@ -124,7 +91,7 @@ TEST_CASE(
   // Stick: a = k·ξ + c·v = (1 + 0.05, 0.5, 0) N, inside μ_s·f_n = 5 N.
   {
     const ContactKinematics contact = sliding(Vec3(1e-3, 0, 0), mu_s, mu_k);
-    const ContactState state = with(Vec3(1e-4, 5e-5, 0), TangentialSpring::stick);
+    const ContactState state = friction_state(Vec3(1e-4, 5e-5, 0), TangentialSpring::stick);
     const Vec3 expected = -(k * Vec3(1e-4, 5e-5, 0) + c * Vec3(1e-3, 0, 0));
     CHECK((law.compute(contact, f_n, state).force_W - expected).norm() <= 1e-12 * expected.norm());
     CHECK((rate_of(law, contact, f_n, state) - contact.slip_velocity_W).norm() <= 1e-15);
@@ -139,7 +106,7 @@ TEST_CASE(
   ContactKinematics contact = sliding(0.05 * t1 - 0.02 * t2, mu_s, mu_k);
   contact.normal_W = n;
   const Vec3 xi_t = 4e-4 * t1 + 1e-4 * t2;
-  const ContactState state = with(xi_t + 2e-4 * n, TangentialSpring::slip);
+  const ContactState state = friction_state(xi_t + 2e-4 * n, TangentialSpring::slip);
   const FrictionResult result = law.compute(contact, f_n, state);
   const Vec3 trial = -(k * xi_t + c * contact.slip_velocity_W);
   REQUIRE(trial.norm() > mu_k * f_n);
@@ -162,7 +129,7 @@ TEST_CASE(
   law.on_event(TangentialSpring::stick_to_slip_event, contact, f_n, memory);
   CHECK(memory.mode == TangentialSpring::slip);
   // Stick mode with the trial beyond μ_s·f_n (an event a host did not locate): capped at μ_s·f_n.
-  CHECK(law.compute(contact, 1.0, with(xi_t, TangentialSpring::stick)).force_W.norm() ==
+  CHECK(law.compute(contact, 1.0, friction_state(xi_t, TangentialSpring::stick)).force_W.norm() ==
         Approx(mu_s * 1.0).epsilon(1e-12));
   // μ_s < μ_k throws.
   CHECK_THROWS_WITH(law.compute(sliding(Vec3(1, 0, 0), 0.2, 0.3), f_n, state),
