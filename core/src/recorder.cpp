@@ -99,6 +99,8 @@ void Recorder::end(Simulation& simulation, std::span<const double> y,
   time_reached_ = result.time_reached_s;
   integrator_steps_ = result.steps;
   integrator_rejected_ = result.rejected_steps;
+  jacobian_evaluations_ = result.jacobian_evaluations;
+  nonlinear_iterations_ = result.nonlinear_iterations;
   integrator_message_ = result.message;
   trajectory_.flush();
   contacts_.flush();
@@ -142,6 +144,8 @@ void Recorder::write_summary(const std::string& status, const std::string& error
     summary["time_reached_s"] = time_reached_;
     summary["steps"] = stats.steps;
     summary["rejected_steps"] = integrator_rejected_;
+    summary["jacobian_evaluations"] = jacobian_evaluations_;
+    summary["nonlinear_iterations"] = nonlinear_iterations_;
     summary["rhs_evaluations"] = stats.rhs_evaluations;
     summary["narrow_phase_queries"] = stats.narrow_phase_queries;
     summary["events"] = stats.events;

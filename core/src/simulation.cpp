@@ -850,6 +850,8 @@ IntegrationResult Simulation::run(Recorder* recorder, const std::atomic<bool>* s
     total.rhs_evaluations += result.rhs_evaluations;
     total.event_evaluations += result.event_evaluations;
     total.located_events += result.located_events;
+    total.jacobian_evaluations += result.jacobian_evaluations;
+    total.nonlinear_iterations += result.nonlinear_iterations;
     total.status = result.status;
     total.time_reached_s = result.time_reached_s;
     total.message = std::move(result.message);

@@ -222,6 +222,8 @@ IntegrationResult drive(Stepper& stepper, OdeView& ode, double t_start, double t
     result.rhs_evaluations = bridge.rhs_calls;
     result.event_evaluations = bridge.event_calls;
     result.located_events = located;
+    result.jacobian_evaluations = statistics.jacobian_evaluations;
+    result.nonlinear_iterations = statistics.nonlinear_iterations;
     return result;
   };
   // A failure reports the solver's time in the message; time_reached_s stays at the last state

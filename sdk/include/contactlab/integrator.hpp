@@ -79,9 +79,11 @@ struct IntegrationResult {
   std::string message;  ///< reason when not completed
   std::int64_t steps = 0;
   std::int64_t rejected_steps = 0;
-  std::int64_t rhs_evaluations = 0;    ///< calls of OdeView::derivative
-  std::int64_t event_evaluations = 0;  ///< calls of OdeView::event_values
-  std::int64_t located_events = 0;     ///< steps ended at a located event
+  std::int64_t rhs_evaluations = 0;       ///< calls of OdeView::derivative
+  std::int64_t event_evaluations = 0;     ///< calls of OdeView::event_values
+  std::int64_t located_events = 0;        ///< steps ended at a located event
+  std::int64_t jacobian_evaluations = 0;  ///< Jacobians formed (implicit methods; else 0)
+  std::int64_t nonlinear_iterations = 0;  ///< Newton or fixed-point iterations (else 0)
 };
 
 class CONTACTLAB_VISIBLE Integrator {

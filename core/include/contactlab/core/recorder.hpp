@@ -45,6 +45,7 @@ class Recorder {
   bool have_final_energy_ = false;
   std::string integrator_message_;
   std::int64_t integrator_steps_ = 0, integrator_rejected_ = 0;
+  std::int64_t jacobian_evaluations_ = 0, nonlinear_iterations_ = 0;
 };
 
 }  // namespace contactlab::core
