@@ -34,8 +34,9 @@ constexpr double kDistinctPointFraction = 1e-9;
 // parallel edges are then tried.
 constexpr double kSupportTieComponent = 1e-12;
 
-// At most 8 candidate points: a rectangle clipped by the 4 side planes of another one.
-constexpr int kMaxCandidates = 8;
+// At most 12 candidate points: the contact polygon of two box faces has at most 8 vertices, but
+// clip_incident_face may find one twice (a corner of one face on an edge of the other).
+constexpr int kMaxCandidates = 12;
 
 constexpr double sign_of(double value) {
   return value < 0.0 ? -1.0 : 1.0;
@@ -88,7 +89,8 @@ double coordinate_scale(const Vec3& p, const Vec3& q, const Vec3& r, const Vec3&
 
 /// Moves a core contact to the swept shapes (see the header): A's witness point out by r_A along
 /// the normal, B's by r_B against it, the distance down by both.
-void sweep(ContactGeometry& geometry, double radius_a_m, double radius_b_m) {
+[[gnu::always_inline]] inline void sweep(ContactGeometry& geometry, double radius_a_m,
+                                         double radius_b_m) {
   geometry.distance_m -= radius_a_m + radius_b_m;
   geometry.point_a_W += radius_a_m * geometry.normal_W;
   geometry.point_b_W -= radius_b_m * geometry.normal_W;
@@ -224,56 +226,93 @@ void reduce_patch(const PatchCandidates& candidates, int max_points, double leng
   for (int k = 0; k < out.count; ++k) out.points[k] = candidates.points[chosen[k]];
 }
 
-/// One Sutherland–Hodgman step (Sutherland & Hodgman 1974): the part of the convex polygon `in`
-/// where side·x[axis] ≤ limit, into `out`. Returns the new vertex count (≤ 8).
-int clip_polygon(const std::array<Vec3, kMaxCandidates>& in, int count, int axis, double side,
-                 double limit, std::array<Vec3, kMaxCandidates>& out) {
-  int kept = 0;
-  if (count == 0) return 0;
-  double f_from = side * in[0][axis] - limit;
-  for (int i = 0; i < count; ++i) {
-    const Vec3& from = in[i];
-    const Vec3& to = in[i + 1 == count ? 0 : i + 1];
-    const double f_to = side * to[axis] - limit;
-    if (f_from <= 0.0 && kept < kMaxCandidates) out[kept++] = from;
-    if (((f_from < 0.0 && f_to > 0.0) || (f_from > 0.0 && f_to < 0.0)) && kept < kMaxCandidates) {
-      out[kept++] = from + (f_from / (f_from - f_to)) * (to - from);
-    }
-    f_from = f_to;
-  }
-  return kept;
+/// The contact polygon of two box faces in the frame of the reference box, whose reference face is
+/// normal to `axis`: x and y the vertices' coordinates along axes (axis + 1) % 3 and (axis + 2) % 3
+/// (in the face), w along `axis`.
+struct FacePolygon {
+  std::array<double, kMaxCandidates> x;
+  std::array<double, kMaxCandidates> y;
+  std::array<double, kMaxCandidates> w;
+  int count = 0;
+};
+
+/// 1/(2a), or ±1e300 when a is (almost) 0: a slab test with it then gives ±∞-like parameters and
+/// never 0·∞ = NaN.
+inline double half_inverse(double a) {
+  return std::abs(a) > 1e-300 ? 0.5 / a : std::copysign(1e300, a);
 }
 
 /// Face contact of two boxes in the reference box's frame R: the reference face is the face of
 /// the reference box with outward normal m = sign·e_axis. The incident face is the face of the
 /// other box (axes R_RI, centre p_RI, half extents h_incident) whose outward normal is most
-/// anti-parallel to m; its corners are clipped to the side planes of the reference face. Returns
-/// the clipped polygon (in R) and each vertex's signed distance above the reference face plane.
-int clip_incident_face(const Vec3& h_reference, int axis, double sign, const Mat3& R_RI,
-                       const Vec3& p_RI, const Vec3& h_incident,
-                       std::array<Vec3, kMaxCandidates>& polygon_R,
-                       std::array<double, kMaxCandidates>& heights_m) {
+/// anti-parallel to m. Returns the vertices of its orthogonal projection onto the reference face
+/// clipped to that face (the rectangle |x| ≤ h_x, |y| ≤ h_y), each at its point of the incident
+/// face (w). This is the vertex set of Sutherland–Hodgman clipping (Sutherland & Hodgman 1974; as
+/// in Box2D's b2ClipPolygons and Bullet's btBoxBoxDetector), found without its branches: each
+/// incident edge is clipped to the rectangle by the slab test (Liang & Barsky 1984) — its entry
+/// point, which is its start corner when that lies inside, and its exit point when it leaves —
+/// and the rectangle's corners that lie inside the incident face are added. The selects and
+/// conditional stores keep the branch predictor out of it: which vertices exist is as random as
+/// the poses.
+void clip_incident_face(const Vec3& h_reference, int axis, double sign, const Mat3& R_RI,
+                        const Vec3& p_RI, const Vec3& h_incident, FacePolygon& polygon) {
   int incident_axis = 0;
   for (int j = 1; j < 3; ++j) {
     if (std::abs(R_RI(axis, j)) > std::abs(R_RI(axis, incident_axis))) incident_axis = j;
   }
   const double face_side = sign * R_RI(axis, incident_axis) > 0.0 ? -1.0 : 1.0;
-  const Vec3 centre_R = p_RI + face_side * h_incident[incident_axis] * R_RI.col(incident_axis);
   const int u = (incident_axis + 1) % 3, v = (incident_axis + 2) % 3;
-  const Vec3 half_u = h_incident[u] * R_RI.col(u);
-  const Vec3 half_v = h_incident[v] * R_RI.col(v);
-  std::array<Vec3, kMaxCandidates> scratch;
-  polygon_R[0] = centre_R + half_u + half_v;
-  polygon_R[1] = centre_R - half_u + half_v;
-  polygon_R[2] = centre_R - half_u - half_v;
-  polygon_R[3] = centre_R + half_u - half_v;
-  int count = 4;
-  for (const int side_axis : {(axis + 1) % 3, (axis + 2) % 3}) {
-    count = clip_polygon(polygon_R, count, side_axis, 1.0, h_reference[side_axis], scratch);
-    count = clip_polygon(scratch, count, side_axis, -1.0, h_reference[side_axis], polygon_R);
+  const int x = (axis + 1) % 3, y = (axis + 2) % 3;
+  const double h_x = h_reference[x], h_y = h_reference[y];
+  // The incident face: centre c, half edges a (along its u) and b (along its v).
+  const double offset = face_side * h_incident[incident_axis];
+  const double c_x = p_RI[x] + offset * R_RI(x, incident_axis);
+  const double c_y = p_RI[y] + offset * R_RI(y, incident_axis);
+  const double c_w = p_RI[axis] + offset * R_RI(axis, incident_axis);
+  const double a_x = h_incident[u] * R_RI(x, u), a_y = h_incident[u] * R_RI(y, u),
+               a_w = h_incident[u] * R_RI(axis, u);
+  const double b_x = h_incident[v] * R_RI(x, v), b_y = h_incident[v] * R_RI(y, v),
+               b_w = h_incident[v] * R_RI(axis, v);
+  // Corners q_k in order around the face (c + a + b, c − a + b, c − a − b, c + a − b); edge k
+  // runs from q_k to q_k+1, along −2a, −2b, +2a, +2b.
+  const double q_x[4] = {c_x + a_x + b_x, c_x - a_x + b_x, c_x - a_x - b_x, c_x + a_x - b_x};
+  const double q_y[4] = {c_y + a_y + b_y, c_y - a_y + b_y, c_y - a_y - b_y, c_y + a_y - b_y};
+  const double q_w[4] = {c_w + a_w + b_w, c_w - a_w + b_w, c_w - a_w - b_w, c_w + a_w - b_w};
+  const double d_x[4] = {-2.0 * a_x, -2.0 * b_x, 2.0 * a_x, 2.0 * b_x};
+  const double d_y[4] = {-2.0 * a_y, -2.0 * b_y, 2.0 * a_y, 2.0 * b_y};
+  const double d_w[4] = {-2.0 * a_w, -2.0 * b_w, 2.0 * a_w, 2.0 * b_w};
+  const double ia_x = half_inverse(a_x), ia_y = half_inverse(a_y);
+  const double ib_x = half_inverse(b_x), ib_y = half_inverse(b_y);
+  const double inverse_x[4] = {-ia_x, -ib_x, ia_x, ib_x};  // 1/d_x
+  const double inverse_y[4] = {-ia_y, -ib_y, ia_y, ib_y};  // 1/d_y
+  int count = 0;
+  auto emit = [&](bool exists, double px, double py, double pw) {
+    polygon.x[count] = px;
+    polygon.y[count] = py;
+    polygon.w[count] = pw;
+    count += exists ? 1 : 0;
+  };
+  for (int k = 0; k < 4; ++k) {
+    const double t_x1 = (-h_x - q_x[k]) * inverse_x[k], t_x2 = (h_x - q_x[k]) * inverse_x[k];
+    const double t_y1 = (-h_y - q_y[k]) * inverse_y[k], t_y2 = (h_y - q_y[k]) * inverse_y[k];
+    const double t_in = std::max(std::max(0.0, std::min(t_x1, t_x2)), std::min(t_y1, t_y2));
+    const double t_out = std::min(std::min(1.0, std::max(t_x1, t_x2)), std::max(t_y1, t_y2));
+    const bool crosses = t_in <= t_out;
+    emit(crosses, q_x[k] + t_in * d_x[k], q_y[k] + t_in * d_y[k], q_w[k] + t_in * d_w[k]);
+    emit(crosses && t_out < 1.0, q_x[k] + t_out * d_x[k], q_y[k] + t_out * d_y[k],
+         q_w[k] + t_out * d_w[k]);
   }
-  for (int i = 0; i < count; ++i) heights_m[i] = sign * polygon_R[i][axis] - h_reference[axis];
-  return count;
+  // The rectangle's corners inside the incident face: r − c = s·a + t·b with |s|, |t| ≤ 1 (in the
+  // projection; a face seen edge-on has det = 0, and its NaN or ∞ coordinates are not inside).
+  const double inverse_det = 1.0 / (a_x * b_y - a_y * b_x);
+  for (int k = 0; k < 4; ++k) {
+    const double r_x = (k & 1) ? h_x : -h_x, r_y = (k & 2) ? h_y : -h_y;
+    const double e_x = r_x - c_x, e_y = r_y - c_y;
+    const double s = (e_x * b_y - e_y * b_x) * inverse_det;
+    const double t = (e_y * a_x - e_x * a_y) * inverse_det;
+    emit(std::abs(s) <= 1.0 && std::abs(t) <= 1.0, r_x, r_y, c_w + s * a_w + t * b_w);
+  }
+  polygon.count = count;
 }
 
 /// The signs a support feature may take along an axis whose component of the direction is
@@ -322,34 +361,47 @@ ContactGeometry sphere_half_space(double radius_m, const Vec3& p_WA, const Vec3&
   return out;
 }
 
-ContactGeometry sphere_box(double radius_m, const Vec3& p_WA, const Vec3& half_extents_m,
-                           const Pose& X_WB) {
-  // Work in the box frame B, where the box is the axis-aligned [−h, h].
-  const Vec3 c_B = X_WB.R.transpose() * (p_WA - X_WB.p);
-  const Vec3& h = half_extents_m;
-  // Closest point of the box = the centre clamped to the box; when the centre is outside, the
-  // segment from it to the centre is normal to the box surface, so the sphere's nearest point
-  // lies on that segment.
-  const Vec3 closest_B = c_B.cwiseMax(-h).cwiseMin(h);
-  const Vec3 box_to_centre_B = c_B - closest_B;
-  const double gap_squared_m2 = box_to_centre_B.squaredNorm();
+namespace {
 
-  ContactGeometry out;
+/// sphere_box written into `out`, for the box's core (half extents h) swept by box_radius_m, in
+/// scalar code: this is the whole cost of the query.
+inline void sphere_box_into(double radius_m, const Vec3& p_WA, const Vec3& h, double box_radius_m,
+                            const Pose& X_WB, ContactGeometry& out) {
+  const Mat3& R = X_WB.R;
+  // The centre in the box frame B, where the box is the axis-aligned [−h, h].
+  const double d_x = p_WA[0] - X_WB.p[0], d_y = p_WA[1] - X_WB.p[1], d_z = p_WA[2] - X_WB.p[2];
+  const double c_x = R(0, 0) * d_x + R(1, 0) * d_y + R(2, 0) * d_z;
+  const double c_y = R(0, 1) * d_x + R(1, 1) * d_y + R(2, 1) * d_z;
+  const double c_z = R(0, 2) * d_x + R(1, 2) * d_y + R(2, 2) * d_z;
+  // Closest point of the box = the centre clamped to the box (minsd/maxsd, no branches); when the
+  // centre is outside, the segment from it to the centre is normal to the box surface, so the
+  // sphere's nearest point lies on that segment.
+  const double g_x = c_x - std::min(std::max(c_x, -h[0]), h[0]);
+  const double g_y = c_y - std::min(std::max(c_y, -h[1]), h[1]);
+  const double g_z = c_z - std::min(std::max(c_z, -h[2]), h[2]);
+  const double gap_squared_m2 = g_x * g_x + g_y * g_y + g_z * g_z;
+
   // A centre within 1e-100 m of the surface goes to the inside branch, which is continuous with
   // this one there and needs no division by the gap.
-  if (gap_squared_m2 > kCoincidentSquared_m2) {
+  if (gap_squared_m2 > kCoincidentSquared_m2) [[likely]] {
     const double gap_m = std::sqrt(gap_squared_m2);
-    const Vec3 n_B = -box_to_centre_B / gap_m;  // from the sphere towards the box
-    out.distance_m = gap_m - radius_m;
-    out.normal_W = X_WB.R * n_B;
-    out.point_b_W = X_WB.transform_point(closest_B);
-    out.point_a_W = p_WA + radius_m * out.normal_W;
-    return out;
+    // From the sphere towards the box: −R·g/|g|.
+    const double scale = -1.0 / gap_m;
+    const Vec3 n_W(scale * (R(0, 0) * g_x + R(0, 1) * g_y + R(0, 2) * g_z),
+                   scale * (R(1, 0) * g_x + R(1, 1) * g_y + R(1, 2) * g_z),
+                   scale * (R(2, 0) * g_x + R(2, 1) * g_y + R(2, 2) * g_z));
+    out.distance_m = gap_m - radius_m - box_radius_m;
+    out.normal_W = n_W;
+    out.point_a_W = p_WA + radius_m * n_W;
+    // The clamped point p_WA − R·g, written as p_WA + |g|·n, then swept by the box's radius.
+    out.point_b_W = p_WA + (gap_m - box_radius_m) * n_W;
+    return;
   }
 
   // Centre inside the closed box (or on its surface): the minimum-translation exit is through the
   // nearest face. Faces are scanned axis 0..2, + before −, and only a strictly smaller depth
   // replaces the current one, which resolves ties deterministically.
+  const Vec3 c_B(c_x, c_y, c_z);
   int exit_axis = 0;
   double exit_sign = 1.0;
   double exit_depth_m = h[0] - c_B[0];
@@ -363,18 +415,24 @@ ContactGeometry sphere_box(double radius_m, const Vec3& p_WA, const Vec3& half_e
       }
     }
   }
-  Vec3 face_normal_B = Vec3::Zero();  // outward normal of the exit face
-  face_normal_B[exit_axis] = exit_sign;
   Vec3 face_point_B = c_B;  // the centre projected onto the exit face
   face_point_B[exit_axis] = exit_sign * h[exit_axis];
 
-  const Vec3 face_normal_W = X_WB.R * face_normal_B;
+  const Vec3 face_normal_W = exit_sign * R.col(exit_axis);  // outward normal of the exit face
   // The sphere must move along +face normal to separate, so B lies along −face normal from A; this
   // also makes the normal continuous with the outside branch as the centre crosses the face.
-  out.distance_m = -(exit_depth_m + radius_m);
+  out.distance_m = -(exit_depth_m + radius_m) - box_radius_m;
   out.normal_W = -face_normal_W;
-  out.point_b_W = X_WB.transform_point(face_point_B);
+  out.point_b_W = X_WB.transform_point(face_point_B) + box_radius_m * face_normal_W;
   out.point_a_W = p_WA - radius_m * face_normal_W;
+}
+
+}  // namespace
+
+ContactGeometry sphere_box(double radius_m, const Vec3& p_WA, const Vec3& half_extents_m,
+                           const Pose& X_WB) {
+  ContactGeometry out;
+  sphere_box_into(radius_m, p_WA, half_extents_m, 0.0, X_WB, out);
   return out;
 }
 
@@ -544,6 +602,8 @@ void cylinder_half_space(const Shape& cylinder, const Pose& X_WA, const Shape& h
 
 namespace {
 
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
 /// The stationary point of |p(s) − q(t)|² when it lies inside both segments (as in
 /// closest_segment_points); false for parallel segments or when it lies outside, where an
 /// endpoint is closest.
@@ -583,7 +643,7 @@ struct Axis {
   AxisKind kind = AxisKind::face_a;
   int i = 0, j = 0;
   Vec3 u_A = Vec3::UnitX();
-  double separation_m = -std::numeric_limits<double>::infinity();
+  double separation_m = -kInfinity;
 };
 
 /// Separation along the unit edge-pair axis u/|u|, u = e_i × b_j, one pair at a time (the same
@@ -594,7 +654,7 @@ double edge_separation(const BoxPairInA& pair, int i, int j) {
   const Mat3& R = pair.R;
   const double u_k = -R(l, j), u_l = R(k, j);
   const double length_squared = u_k * u_k + u_l * u_l;
-  if (!(length_squared > 1e-300)) return -std::numeric_limits<double>::infinity();
+  if (!(length_squared > 1e-300)) return -kInfinity;
   const double centre_m = pair.p[k] * u_k + pair.p[l] * u_l;
   const double radius_a_m = pair.h_a[k] * std::abs(u_k) + pair.h_a[l] * std::abs(u_l);
   const double radius_b_m = pair.h_b[m] * std::abs(R(k, m) * u_k + R(l, m) * u_l) +
@@ -615,104 +675,137 @@ double edge_separation(const BoxPairInA& pair, int i, int j) {
 /// Gottschalk's test: the identity holds only as far as R is orthonormal, an error that grows like
 /// ε/|u| for nearly parallel edges, while the products' rounding stays ε|u| (b_j·u itself is
 /// exactly 0: its two products cancel exactly).
+///
+/// Cost: the 15 separations are independent of each other (no chain of compare-and-select from
+/// one axis to the next), and the nine edge separations c/|u| are compared by the key c|c|/|u|²,
+/// which increases with them: one division each and no square root; only the winner's is
+/// normalised. Keys of edges within rounding of parallel (|u|² ≤ 1e-300) are −∞; a key also
+/// underflows to 0 when |u|² < ~1e-150 (turns below ~1e-75 rad, far below any physical meaning).
 Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
-  const Vec3& h_a = pair.h_a;
-  const Vec3& h_b = pair.h_b;
   const Mat3& R = pair.R;
-  Axis best;
-  for (int i = 0; i < 3; ++i) {
-    const double s =
-        std::abs(pair.p[i]) - h_a[i] -
-        (std::abs(R(i, 0)) * h_b[0] + std::abs(R(i, 1)) * h_b[1] + std::abs(R(i, 2)) * h_b[2]);
-    if (s > best.separation_m) {
-      best.i = i;
-      best.separation_m = s;
+  const double R00 = R(0, 0), R01 = R(0, 1), R02 = R(0, 2);
+  const double R10 = R(1, 0), R11 = R(1, 1), R12 = R(1, 2);
+  const double R20 = R(2, 0), R21 = R(2, 1), R22 = R(2, 2);
+  const double A00 = std::abs(R00), A01 = std::abs(R01), A02 = std::abs(R02);
+  const double A10 = std::abs(R10), A11 = std::abs(R11), A12 = std::abs(R12);
+  const double A20 = std::abs(R20), A21 = std::abs(R21), A22 = std::abs(R22);
+  const double ha0 = pair.h_a[0], ha1 = pair.h_a[1], ha2 = pair.h_a[2];
+  const double hb0 = pair.h_b[0], hb1 = pair.h_b[1], hb2 = pair.h_b[2];
+  const double p0 = pair.p[0], p1 = pair.p[1], p2 = pair.p[2];
+  // Faces: all six independent (no chain of compare-and-select: they run in parallel), then the
+  // largest of A's, the largest of B's (first on ties), and B's only when larger by tolerance_m.
+  const double pb0 = pair.p_B[0], pb1 = pair.p_B[1], pb2 = pair.p_B[2];
+  const double fa0 = std::abs(p0) - ha0 - (A00 * hb0 + A01 * hb1 + A02 * hb2);
+  const double fa1 = std::abs(p1) - ha1 - (A10 * hb0 + A11 * hb1 + A12 * hb2);
+  const double fa2 = std::abs(p2) - ha2 - (A20 * hb0 + A21 * hb1 + A22 * hb2);
+  const double fb0 = std::abs(pb0) - hb0 - (A00 * ha0 + A10 * ha1 + A20 * ha2);
+  const double fb1 = std::abs(pb1) - hb1 - (A01 * ha0 + A11 * ha1 + A21 * ha2);
+  const double fb2 = std::abs(pb2) - hb2 - (A02 * ha0 + A12 * ha1 + A22 * ha2);
+  const double best_a = std::max(std::max(fa1, fa2), fa0);
+  const double best_b = std::max(std::max(fb1, fb2), fb0);
+  const int index_a = fa0 == best_a ? 0 : fa1 == best_a ? 1 : 2;
+  const int index_b = fb0 == best_b ? 3 : fb1 == best_b ? 4 : 5;
+  const bool face_b_wins = best_b > best_a + tolerance_m;
+  const double best = face_b_wins ? best_b : best_a;
+  const int index = face_b_wins ? index_b : index_a;
+  // |(b_j × b_j+1)_i| = X{i}{j}.
+  const double X00 = std::abs(R10 * R21 - R20 * R11), X01 = std::abs(R11 * R22 - R21 * R12),
+               X02 = std::abs(R12 * R20 - R22 * R10);
+  const double X10 = std::abs(R20 * R01 - R00 * R21), X11 = std::abs(R21 * R02 - R01 * R22),
+               X12 = std::abs(R22 * R00 - R02 * R20);
+  const double X20 = std::abs(R00 * R11 - R10 * R01), X21 = std::abs(R01 * R12 - R11 * R02),
+               X22 = std::abs(R02 * R10 - R12 * R00);
+  // Edge (i, j), (i, k, l) and (j, m, n) cyclic: c = |p_l R_kj − p_k R_lj| − h_k A_lj − h_l A_kj −
+  // hb_m X_ij − hb_n X_in; |u|² = R_kj² + R_lj². Key c|c|/|u|², increasing in c/|u|; −∞ when
+  // parallel.
+  double scaled[9], length_squared[9], key[9];
+#define CONTACTLAB_EDGE(I, J, Rkj, Rlj, Akj, Alj, pk, pl, hk, hl, Xij, Xin, hbm, hbn)            \
+  {                                                                                              \
+    const int e = 3 * I + J;                                                                     \
+    length_squared[e] = Rkj * Rkj + Rlj * Rlj;                                                   \
+    scaled[e] = std::abs(pl * Rkj - pk * Rlj) - (hk * Alj + hl * Akj) - (hbm * Xij + hbn * Xin); \
+    key[e] = length_squared[e] > 1e-300 ? scaled[e] * std::abs(scaled[e]) / length_squared[e]    \
+                                        : -kInfinity;                                            \
+  }
+  CONTACTLAB_EDGE(0, 0, R10, R20, A10, A20, p1, p2, ha1, ha2, X00, X02, hb1, hb2)
+  CONTACTLAB_EDGE(0, 1, R11, R21, A11, A21, p1, p2, ha1, ha2, X01, X00, hb2, hb0)
+  CONTACTLAB_EDGE(0, 2, R12, R22, A12, A22, p1, p2, ha1, ha2, X02, X01, hb0, hb1)
+  CONTACTLAB_EDGE(1, 0, R20, R00, A20, A00, p2, p0, ha2, ha0, X10, X12, hb1, hb2)
+  CONTACTLAB_EDGE(1, 1, R21, R01, A21, A01, p2, p0, ha2, ha0, X11, X10, hb2, hb0)
+  CONTACTLAB_EDGE(1, 2, R22, R02, A22, A02, p2, p0, ha2, ha0, X12, X11, hb0, hb1)
+  CONTACTLAB_EDGE(2, 0, R00, R10, A00, A10, p0, p1, ha0, ha1, X20, X22, hb1, hb2)
+  CONTACTLAB_EDGE(2, 1, R01, R11, A01, A11, p0, p1, ha0, ha1, X21, X20, hb2, hb0)
+  CONTACTLAB_EDGE(2, 2, R02, R12, A02, A12, p0, p1, ha0, ha1, X22, X21, hb0, hb1)
+#undef CONTACTLAB_EDGE
+  // Max tree, then the first edge attaining it.
+  const double max_key =
+      std::max(std::max(std::max(key[0], key[1]), std::max(key[2], key[3])),
+               std::max(std::max(key[4], key[5]), std::max(std::max(key[6], key[7]), key[8])));
+  int best_edge = -1;
+  for (int e = 8; e >= 0; --e) best_edge = key[e] == max_key ? e : best_edge;
+  const double best_scaled = best_edge >= 0 ? scaled[best_edge] : 0.0;
+  const double best_length_squared = best_edge >= 0 ? length_squared[best_edge] : 0.0;
+  if (!(max_key > -kInfinity)) best_edge = -1;
+  Axis axis;
+  axis.separation_m = best;
+  if (index < 3) {
+    axis.kind = AxisKind::face_a;
+    axis.i = index;
+    axis.u_A = Vec3::Unit(index);
+  } else {
+    axis.kind = AxisKind::face_b;
+    axis.j = index - 3;
+    axis.u_A = R.col(axis.j);
+  }
+  if (best_edge >= 0) {
+    const double inverse_length = 1.0 / std::sqrt(best_length_squared);
+    const double separation_m = best_scaled * inverse_length;
+    if (separation_m > best + tolerance_m) {
+      axis.kind = AxisKind::edges;
+      axis.i = best_edge / 3;
+      axis.j = best_edge % 3;
+      axis.separation_m = separation_m;
+      const int k = (axis.i + 1) % 3, l = (axis.i + 2) % 3;
+      axis.u_A = Vec3::Zero();
+      axis.u_A[k] = -R(l, axis.j) * inverse_length;
+      axis.u_A[l] = R(k, axis.j) * inverse_length;
     }
   }
-  for (int j = 0; j < 3; ++j) {
-    const double s =
-        std::abs(pair.p_B[j]) - h_b[j] -
-        (std::abs(R(0, j)) * h_a[0] + std::abs(R(1, j)) * h_a[1] + std::abs(R(2, j)) * h_a[2]);
-    if (s > best.separation_m + tolerance_m) {
-      best.kind = AxisKind::face_b;
-      best.j = j;
-      best.separation_m = s;
-    }
-  }
-  // Edge pairs, B's column j at a time. With u = e_i × b_j: p·u = (b_j × p)_i; A's half width
-  // h_a,k |b_j,l| + h_a,l |b_j,k|; b_m·u = (b_j × b_m)_i, from the cross products of B's columns
-  // (each as exact as its entries allow, see above); |u|² = b_j,k² + b_j,l².
-  const Vec3 b[3] = {R.col(0), R.col(1), R.col(2)};
-  const Vec3 cross[3] = {b[0].cross(b[1]), b[1].cross(b[2]), b[2].cross(b[0])};  // b_j × b_j+1
-  std::array<std::array<double, 3>, 3> separation_m;                             // [j][i]
-  for (int j = 0; j < 3; ++j) {
-    const int m = (j + 1) % 3, n = (j + 2) % 3;
-    const Vec3 abs_b = b[j].cwiseAbs();
-    const Vec3 centre = b[j].cross(pair.p).cwiseAbs();
-    const Vec3 radius_a(h_a[1] * abs_b[2] + h_a[2] * abs_b[1],
-                        h_a[2] * abs_b[0] + h_a[0] * abs_b[2],
-                        h_a[0] * abs_b[1] + h_a[1] * abs_b[0]);
-    // b_m·u = (b_j × b_m)_i = cross[j]_i, b_n·u = (b_j × b_n)_i = −cross[n]_i.
-    const Vec3 radius_b = h_b[m] * cross[j].cwiseAbs() + h_b[n] * cross[n].cwiseAbs();
-    const Vec3 squared = b[j].cwiseProduct(b[j]);
-    const Vec3 length_squared(squared[1] + squared[2], squared[2] + squared[0],
-                              squared[0] + squared[1]);
-    const Vec3 scaled = centre - radius_a - radius_b;
-    for (int i = 0; i < 3; ++i) {
-      separation_m[j][i] = length_squared[i] > 1e-300 ? scaled[i] / std::sqrt(length_squared[i])
-                                                      : -std::numeric_limits<double>::infinity();
-    }
-  }
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      if (separation_m[j][i] > best.separation_m + tolerance_m) {
-        best.kind = AxisKind::edges;
-        best.i = i;
-        best.j = j;
-        best.separation_m = separation_m[j][i];
-      }
-    }
-  }
-  switch (best.kind) {
-    case AxisKind::face_a:
-      best.j = 0;
-      best.u_A = Vec3::Unit(best.i);
-      break;
-    case AxisKind::face_b:
-      best.i = 0;
-      best.u_A = R.col(best.j);
-      break;
-    case AxisKind::edges:
-      best.u_A = Vec3::Unit(best.i).cross(Vec3(R.col(best.j))).normalized();
-      break;
-  }
-  return best;
+  return axis;
 }
 
-/// Closest points of two separated cores, in A's frame, and the unit normal from A to B.
-struct BoxClosestPoints {
-  Vec3 point_a = Vec3::Zero();
-  Vec3 point_b = Vec3::Zero();
-  Vec3 normal = Vec3::UnitZ();
-  double distance_m = 0.0;
-};
-
-/// NarrowPhaseCache::valid tag of a box–box warm start (data[0..2]: the last separated normal in
-/// A's frame).
-constexpr std::int32_t kBoxBoxWarmStart = 0x426f7842;  // "BxoB"
+/// NarrowPhaseCache::valid tag of a box–box warm start: data[0] the feature pair of this pair's
+/// last separated answer (see PairCandidate::feature), data[1..3] its normal in A's frame.
+constexpr std::int32_t kBoxBoxWarmStart = 0x42784266;  // "fBxB"
 
 // Lower bounds tried by separated_closest_points before its pruned exhaustive search.
 constexpr int kDistanceSteps = 3;
 
-/// x clamped to the box [−h, h].
-inline Vec3 clamp_to_box(const Vec3& x, const Vec3& h) {
-  return Vec3(std::clamp(x[0], -h[0], h[0]), std::clamp(x[1], -h[1], h[1]),
-              std::clamp(x[2], -h[2], h[2]));
+/// x clamped to the box [−h, h], without branches (minsd/maxsd: the poses of a simulation give
+/// the branch predictor nothing to learn).
+[[gnu::always_inline]] inline double clamp_branchless(double x, double h) {
+  return std::min(std::max(x, -h), h);
+}
+[[gnu::always_inline]] inline Vec3 clamp_to_box(const Vec3& x, const Vec3& h) {
+  return Vec3(clamp_branchless(x[0], h[0]), clamp_branchless(x[1], h[1]),
+              clamp_branchless(x[2], h[2]));
 }
 
 /// The corner of the box [−h, h] farthest along d (+h where a component is 0).
-inline Vec3 support_corner(const Vec3& d, const Vec3& h) {
+[[gnu::always_inline]] inline Vec3 support_corner(const Vec3& d, const Vec3& h) {
   return Vec3(d[0] < 0.0 ? -h[0] : h[0], d[1] < 0.0 ? -h[1] : h[1], d[2] < 0.0 ? -h[2] : h[2]);
+}
+
+/// The corner of [−h, h] with +h where bit k of `bits` is set, −h elsewhere (as corner_signs),
+/// without branches.
+[[gnu::always_inline]] inline Vec3 corner_of(int bits, const Vec3& h) {
+  static constexpr double kSign[2] = {-1.0, 1.0};
+  return Vec3(kSign[bits & 1] * h[0], kSign[(bits >> 1) & 1] * h[1], kSign[(bits >> 2) & 1] * h[2]);
+}
+
+/// The bits (for corner_of) of the support corner along d: bit k set where d_k ≥ 0.
+[[gnu::always_inline]] inline int support_bits(const Vec3& d) {
+  return (d[0] < 0.0 ? 0 : 1) | (d[1] < 0.0 ? 0 : 2) | (d[2] < 0.0 ? 0 : 4);
 }
 
 /// Index of the component of v of least magnitude (the lowest index on a tie).
@@ -722,17 +815,28 @@ inline int smallest_component(const Vec3& v) {
 }
 
 /// Rᵀv, written out: Eigen's packet code for 3-vectors spends more on shuffles than on products.
-inline Vec3 transpose_times(const Mat3& R, const Vec3& v) {
+[[gnu::always_inline]] inline Vec3 transpose_times(const Mat3& R, const Vec3& v) {
   return Vec3(R(0, 0) * v[0] + R(1, 0) * v[1] + R(2, 0) * v[2],
               R(0, 1) * v[0] + R(1, 1) * v[1] + R(2, 1) * v[2],
               R(0, 2) * v[0] + R(1, 2) * v[1] + R(2, 2) * v[2]);
 }
 
 /// Rv, written out.
-inline Vec3 times(const Mat3& R, const Vec3& v) {
+[[gnu::always_inline]] inline Vec3 times(const Mat3& R, const Vec3& v) {
   return Vec3(R(0, 0) * v[0] + R(0, 1) * v[1] + R(0, 2) * v[2],
               R(1, 0) * v[0] + R(1, 1) * v[1] + R(1, 2) * v[2],
               R(2, 0) * v[0] + R(2, 1) * v[1] + R(2, 2) * v[2]);
+}
+
+/// Separation of the cores along the unit direction n (A's frame; n_B = Rᵀn): n·p − h_a·|n| −
+/// h_b·|n_B|, a lower bound of their distance.
+[[gnu::always_inline]] inline double separation_along(const BoxPairInA& pair, const Vec3& n,
+                                                      const Vec3& n_B) {
+  return n[0] * pair.p[0] + n[1] * pair.p[1] + n[2] * pair.p[2] -
+         (pair.h_a[0] * std::abs(n[0]) + pair.h_a[1] * std::abs(n[1]) +
+          pair.h_a[2] * std::abs(n[2])) -
+         (pair.h_b[0] * std::abs(n_B[0]) + pair.h_b[1] * std::abs(n_B[1]) +
+          pair.h_b[2] * std::abs(n_B[2]));
 }
 
 /// Closest points of A's edge along e_i through middle_a and B's edge along b_j through middle_b
@@ -759,18 +863,106 @@ bool interior_edge_points(const BoxPairInA& pair, int i, const Vec3& middle_a, i
   return true;
 }
 
+/// A candidate closest pair of separated cores, in A's frame: an upper bound of their distance.
+/// `direction` (from A to B, not unit) is the pair's difference taken in the frame where it is
+/// exact — a clamp leaves the free coordinates unchanged, so a corner over a face gives exactly
+/// that box's axis — or, for two edges, their common perpendicular e_i × b_j, exact in A's frame.
+/// `feature` names the pair for the warm start: 0..7 a corner of B (corner_of bits) against A,
+/// 8..15 a corner of A against B, 16 + ((3i + j)·8 + bits_a)·8 + bits_b A's edge along e_i through
+/// corner bits_a and B's along b_j through corner bits_b (interior closest points).
+struct PairCandidate {
+  double distance_squared_m2 = kInfinity;
+  Vec3 on_a = Vec3::Zero();
+  Vec3 on_b = Vec3::Zero();
+  Vec3 direction = Vec3::UnitZ();
+  int feature = -1;
+};
+
+constexpr int kFeatureCornerOfA = 8;
+constexpr int kFeatureEdges = 16;
+constexpr int kFeatureCount = kFeatureEdges + 9 * 64;
+
+/// B's corner `bits` (corner_b in A's frame) and its closest point on A.
+inline void offer_corner_of_b(const BoxPairInA& pair, const Vec3& corner_b, int bits,
+                              PairCandidate& best) {
+  const Vec3 on_a = clamp_to_box(corner_b, pair.h_a);
+  const Vec3 gap = corner_b - on_a;
+  const double d2 = gap.squaredNorm();
+  if (d2 < best.distance_squared_m2) best = {d2, on_a, corner_b, gap, bits};
+}
+
+/// A's corner `bits` and its closest point on B, found in B's frame.
+inline void offer_corner_of_a(const BoxPairInA& pair, const Vec3& corner_a, int bits,
+                              PairCandidate& best) {
+  const Vec3 corner_a_B = transpose_times(pair.R, corner_a) - pair.p_B;
+  const Vec3 on_b_B = clamp_to_box(corner_a_B, pair.h_b);
+  const Vec3 gap_B = on_b_B - corner_a_B;
+  const double d2 = gap_B.squaredNorm();
+  if (d2 < best.distance_squared_m2) {
+    best = {d2, corner_a, Vec3(pair.p + times(pair.R, on_b_B)), times(pair.R, gap_B),
+            kFeatureCornerOfA + bits};
+  }
+}
+
+/// A's edge along e_i through its corner bits_a and B's along b_j through its corner bits_b, when
+/// their closest points are interior to both.
+void offer_edges(const BoxPairInA& pair, int i, int bits_a, int j, int bits_b,
+                 PairCandidate& best) {
+  Vec3 middle_a = corner_of(bits_a, pair.h_a);
+  Vec3 middle_b_B = corner_of(bits_b, pair.h_b);
+  middle_a[i] = 0.0;
+  middle_b_B[j] = 0.0;
+  Vec3 on_a, on_b;
+  if (!interior_edge_points(pair, i, middle_a, j, pair.p + times(pair.R, middle_b_B), on_a, on_b)) {
+    return;
+  }
+  const Vec3 gap = on_b - on_a;
+  const double d2 = gap.squaredNorm();
+  if (d2 < best.distance_squared_m2) {
+    const int k = (i + 1) % 3, l = (i + 2) % 3;
+    Vec3 axis = Vec3::Zero();
+    axis[k] = -pair.R(l, j);
+    axis[l] = pair.R(k, j);
+    if (gap.dot(axis) < 0.0) axis = -axis;
+    best = {d2, on_a, on_b, axis,
+            kFeatureEdges + ((3 * i + j) * 8 + (bits_a & ~(1 << i))) * 8 + (bits_b & ~(1 << j))};
+  }
+}
+
+/// The candidate named by `feature` (see PairCandidate); nothing for an edge pair whose closest
+/// points are no longer interior.
+void offer_feature(const BoxPairInA& pair, int feature, PairCandidate& best) {
+  if (feature < kFeatureCornerOfA) {
+    offer_corner_of_b(pair, pair.p + times(pair.R, corner_of(feature, pair.h_b)), feature, best);
+  } else if (feature < kFeatureEdges) {
+    const int bits = feature - kFeatureCornerOfA;
+    offer_corner_of_a(pair, corner_of(bits, pair.h_a), bits, best);
+  } else {
+    const int code = feature - kFeatureEdges;
+    const int axes = code / 64;
+    offer_edges(pair, axes / 3, (code / 8) % 8, axes % 3, code % 8, best);
+  }
+}
+
+/// The unit direction of a candidate and its length (for a corner the direction is the gap, whose
+/// length is the candidate's distance).
+inline Vec3 unit_direction(const PairCandidate& c) {
+  return c.direction / std::sqrt(c.direction.squaredNorm());
+}
+
 /// Closest points of separated cores, exact to the rounding of the coordinates (certify_m).
 ///
 /// Every unit direction n bounds the distance from below (the separation along n, between the
 /// support corners: A's along n and B's along −n), every pair of points of A and B from above.
-/// Starting from n = start_n (unit, from A to B), each step takes the support corners along n and,
-/// as upper bounds, each corner with its closest point on the other box (a clamp in that box's
-/// frame) and the support edges most nearly perpendicular to n (when their closest points are
-/// interior to both; on the first step only when start_n is the edge-pair axis of the edges
-/// start_i, start_j), then goes on along the best pair's direction. When the closest points
-/// include a corner (corner against face, edge or corner) the step after the one that finds it
-/// closes the bracket; for a face axis whose opposite support corner lies over the face, or the
-/// edge-pair axis of two edges whose closest points are interior, the first step does.
+/// Starting from n = start_n (unit, from A to B; start_n_B = Rᵀ start_n, start_separation_m the
+/// separation along it), each step takes the support corners along n and, as upper bounds, each
+/// corner with its closest point on the other box (a clamp in that box's frame) and the support
+/// edges most nearly perpendicular to n (when their closest points are interior to both; on the
+/// first step only when start_n is the edge-pair axis of the edges start_i, start_j), then goes
+/// on along the best pair's direction. When the closest points include a corner (corner against
+/// face, edge or corner) the step after the one that finds it closes the bracket; for a face axis
+/// whose opposite support corner lies over the face, or the edge-pair axis of two edges whose
+/// closest points are interior, the first step does.
 ///
 /// Otherwise the bracket [L, U] along the best direction n prunes the exhaustive search over
 /// corners and edge pairs: a feature whose points lie at least e further along −n than the support
@@ -778,126 +970,69 @@ bool interior_edge_points(const BoxPairInA& pair, int i, const Vec3& middle_a, i
 /// excess below U − L are tried — corners against the other box, and pairs of edges whose closest
 /// points are interior to both (any other closest pair contains a corner).
 ///
-/// The normal is the difference of the closest pair taken in the frame where it is exact: a clamp
-/// leaves the free coordinates unchanged, so a face normal stays exactly that box's axis, and the
-/// edge-pair axis e_i × b_j is exact in A's frame. start_n_B = Rᵀ start_n and start_separation_m,
-/// the separation along start_n, are the caller's (it has them from its own test).
+/// `best` may hold a candidate already (an upper bound); returns the closest pair in it, and its
+/// unit direction in `normal`.
 void separated_closest_points(const BoxPairInA& pair, const Vec3& start_n, const Vec3& start_n_B,
                               double start_separation_m, int start_i, int start_j, double certify_m,
-                              BoxClosestPoints& out) {
+                              PairCandidate& best, Vec3& normal) {
   const Vec3& h_a = pair.h_a;
   const Vec3& h_b = pair.h_b;
   const Mat3& R = pair.R;
 
-  double upper_squared_m2 = std::numeric_limits<double>::infinity();
-  double upper_m = std::numeric_limits<double>::infinity();
-  Vec3 upper_a = Vec3::Zero(), upper_b = Vec3::Zero(), upper_direction = start_n;
-  // B's corner (in A's frame) and its closest point on A.
-  auto offer_corner_of_b = [&](const Vec3& corner_b) {
-    const Vec3 on_a = clamp_to_box(corner_b, h_a);
-    const Vec3 gap = corner_b - on_a;
-    const double d2 = gap.squaredNorm();
-    if (d2 < upper_squared_m2) {
-      upper_squared_m2 = d2;
-      upper_a = on_a;
-      upper_b = corner_b;
-      upper_direction = gap;
-    }
-  };
-  // A's corner and its closest point on B, found in B's frame.
-  auto offer_corner_of_a = [&](const Vec3& corner_a) {
-    const Vec3 corner_a_B = transpose_times(R, corner_a) - pair.p_B;
-    const Vec3 on_b_B = clamp_to_box(corner_a_B, h_b);
-    const Vec3 gap_B = on_b_B - corner_a_B;
-    const double d2 = gap_B.squaredNorm();
-    if (d2 < upper_squared_m2) {
-      upper_squared_m2 = d2;
-      upper_a = corner_a;
-      upper_b = pair.p + times(R, on_b_B);
-      upper_direction = times(R, gap_B);
-    }
-  };
-  // A's edge along e_i through corner_a and B's along b_j through corner_b_B (B's frame).
-  auto offer_edges = [&](int i, const Vec3& corner_a, int j, const Vec3& corner_b_B) {
-    Vec3 middle_a = corner_a, middle_b_B = corner_b_B;
-    middle_a[i] = 0.0;
-    middle_b_B[j] = 0.0;
-    Vec3 on_a, on_b;
-    if (!interior_edge_points(pair, i, middle_a, j, pair.p + times(R, middle_b_B), on_a, on_b)) {
-      return;
-    }
-    const Vec3 gap = on_b - on_a;
-    const double d2 = gap.squaredNorm();
-    if (d2 < upper_squared_m2) {
-      upper_squared_m2 = d2;
-      upper_a = on_a;
-      upper_b = on_b;
-      const Vec3 axis = Vec3::Unit(i).cross(Vec3(R.col(j)));
-      upper_direction = gap.dot(axis) < 0.0 ? Vec3(-axis) : axis;
-    }
-  };
-
-  double lower_m = -std::numeric_limits<double>::infinity();
-  Vec3 lower_n = start_n;
-  // The closest pair found, centred on its own direction (so that point_b − point_a =
-  // distance·normal; the points move by rounding only). Not on the direction of the lower bound:
-  // near a flat optimum (nearly parallel edges) the two agree in distance to second order while
-  // their directions may differ to first.
-  auto finish = [&] {
-    const Vec3 normal = upper_direction / std::sqrt(upper_direction.squaredNorm());
-    const Vec3 middle = 0.5 * (upper_a + upper_b);
-    out.normal = normal;
-    out.distance_m = upper_m;
-    out.point_a = middle - 0.5 * upper_m * normal;
-    out.point_b = middle + 0.5 * upper_m * normal;
-  };
-
-  Vec3 n = start_n;
+  double upper_m = std::sqrt(best.distance_squared_m2);
+  double lower_m = -kInfinity;
+  Vec3 lower_n = start_n, lower_n_B = start_n_B;
+  Vec3 n = start_n, n_B = start_n_B;
   for (int step = 0; step < kDistanceSteps; ++step) {
-    const Vec3 n_B = step == 0 ? start_n_B : transpose_times(R, n);
-    const Vec3 corner_a = support_corner(n, h_a);
-    const Vec3 corner_b_B = -support_corner(n_B, h_b);
-    const Vec3 corner_b = pair.p + times(R, corner_b_B);
+    const int bits_a = support_bits(n);
+    const int bits_b = support_bits(-n_B);
+    const Vec3 corner_a = corner_of(bits_a, h_a);
+    const Vec3 corner_b = pair.p + times(R, corner_of(bits_b, h_b));
     const double separation_m = step == 0 ? start_separation_m : n.dot(corner_b - corner_a);
     if (separation_m > lower_m) {
       lower_m = separation_m;
       lower_n = n;
-      if (upper_m - lower_m <= certify_m) return finish();
+      lower_n_B = n_B;
+      if (upper_m - lower_m <= certify_m) {
+        normal = unit_direction(best);
+        return;
+      }
     }
     if (step + 1 == kDistanceSteps) break;
-    offer_corner_of_b(corner_b);
-    offer_corner_of_a(corner_a);
+    offer_corner_of_b(pair, corner_b, bits_b, best);
+    offer_corner_of_a(pair, corner_a, bits_a, best);
     if (step > 0) {
-      offer_edges(smallest_component(n), corner_a, smallest_component(n_B), corner_b_B);
+      offer_edges(pair, smallest_component(n), bits_a, smallest_component(n_B), bits_b, best);
     } else if (start_i >= 0) {
-      offer_edges(start_i, corner_a, start_j, corner_b_B);
+      offer_edges(pair, start_i, bits_a, start_j, bits_b, best);
     }
-    upper_m = std::sqrt(upper_squared_m2);
-    if (upper_m - lower_m <= certify_m) return finish();
-    n = upper_direction / std::sqrt(upper_direction.squaredNorm());
+    upper_m = std::sqrt(best.distance_squared_m2);
+    normal = unit_direction(best);
+    if (upper_m - lower_m <= certify_m) return;
+    n = normal;
+    n_B = transpose_times(R, n);
   }
 
   // The pruned exhaustive search along lower_n.
-  const Vec3 n_B = transpose_times(R, lower_n);
-  const Vec3 support_a = support_corner(lower_n, h_a);
-  const Vec3 support_b_B = -support_corner(n_B, h_b);
+  const int support_a = support_bits(lower_n);
+  const int support_b = support_bits(-lower_n_B);
   // Excess of flipping one coordinate of a support corner.
   const Vec3 flip_a = 2.0 * h_a.cwiseProduct(lower_n.cwiseAbs());
-  const Vec3 flip_b = 2.0 * h_b.cwiseProduct(n_B.cwiseAbs());
-  auto slack = [&] { return std::sqrt(upper_squared_m2) - lower_m + certify_m; };
-  auto flipped = [](const Vec3& corner, int flips) {
-    return Vec3((flips & 1) ? -corner[0] : corner[0], (flips & 2) ? -corner[1] : corner[1],
-                (flips & 4) ? -corner[2] : corner[2]);
-  };
+  const Vec3 flip_b = 2.0 * h_b.cwiseProduct(lower_n_B.cwiseAbs());
+  auto slack = [&] { return std::sqrt(best.distance_squared_m2) - lower_m + certify_m; };
   auto excess = [](const Vec3& flip, int flips) {
     return ((flips & 1) ? flip[0] : 0.0) + ((flips & 2) ? flip[1] : 0.0) +
            ((flips & 4) ? flip[2] : 0.0);
   };
   for (int flips = 0; flips < 8; ++flips) {
     if (excess(flip_b, flips) < slack()) {
-      offer_corner_of_b(pair.p + times(R, flipped(support_b_B, flips)));
+      const int bits = support_b ^ flips;
+      offer_corner_of_b(pair, pair.p + times(R, corner_of(bits, h_b)), bits, best);
     }
-    if (excess(flip_a, flips) < slack()) offer_corner_of_a(flipped(support_a, flips));
+    if (excess(flip_a, flips) < slack()) {
+      const int bits = support_a ^ flips;
+      offer_corner_of_a(pair, corner_of(bits, h_a), bits, best);
+    }
   }
   // Edges: A's along e_i through its support corner flipped by flips_a (bit i clear), B's alike.
   for (int i = 0; i < 3; ++i) {
@@ -905,95 +1040,261 @@ void separated_closest_points(const BoxPairInA& pair, const Vec3& start_n, const
       if (flips_a & (1 << i)) continue;
       const double excess_a = excess(flip_a, flips_a);
       if (!(excess_a < slack())) continue;
-      const Vec3 corner_a = flipped(support_a, flips_a);
       for (int j = 0; j < 3; ++j) {
         for (int flips_b = 0; flips_b < 8; ++flips_b) {
           if ((flips_b & (1 << j)) || !(excess_a + excess(flip_b, flips_b) < slack())) continue;
-          offer_edges(i, corner_a, j, flipped(support_b_B, flips_b));
+          offer_edges(pair, i, support_a ^ flips_a, j, support_b ^ flips_b, best);
         }
       }
     }
   }
-  upper_m = std::sqrt(upper_squared_m2);
-  finish();
+  normal = unit_direction(best);
+}
+
+/// A corner of box C against box F, both seen from F's centre in world axes (no rotation
+/// between the boxes is formed): the corner, and the gap from its closest point on F (a clamp in
+/// F's frame) to it.
+struct CornerAgainstBox {
+  Vec3 corner_W;  // C's corner, relative to F's centre
+  Vec3 gap_F;     // corner − its closest point on F, in F's frame
+  double distance_squared_m2 = kInfinity;
+};
+
+/// The corner of C with signs `signs` (±1 per axis of C), C at d_W from F's centre.
+inline void corner_against_box(const Mat3& R_WC, const Vec3& h_c, const Vec3& signs,
+                               const Mat3& R_WF, const Vec3& h_f, const Vec3& d_W,
+                               CornerAgainstBox& out) {
+  out.corner_W = d_W + times(R_WC, signs.cwiseProduct(h_c));
+  const Vec3 corner_F = transpose_times(R_WF, out.corner_W);
+  out.gap_F = corner_F - clamp_to_box(corner_F, h_f);
+  out.distance_squared_m2 = out.gap_F.squaredNorm();
+}
+
+/// Is the corner and its closest point on F the closest pair of C and F? Certified when the
+/// separation along their direction, n·d − h_f·|R_WFᵀn| − h_c·|R_WCᵀn| (a lower bound of the
+/// distance), reaches their distance within certify_m. Also gives that direction (unit, from F to
+/// C, world axes), the gap in world axes and the distance. A corner touching F (no direction)
+/// gives NaN, which is not certified.
+inline bool certify_corner(const CornerAgainstBox& c, const Mat3& R_WC, const Vec3& h_c,
+                           const Mat3& R_WF, const Vec3& h_f, const Vec3& d_W, double certify_m,
+                           Vec3& gap_W, Vec3& normal_W, double& distance_m) {
+  distance_m = std::sqrt(c.distance_squared_m2);
+  const double inverse = 1.0 / distance_m;
+  gap_W = times(R_WF, c.gap_F);
+  normal_W = inverse * gap_W;
+  const Vec3 normal_C = transpose_times(R_WC, normal_W);
+  const double separation_m =
+      normal_W.dot(d_W) -
+      inverse * (h_f[0] * std::abs(c.gap_F[0]) + h_f[1] * std::abs(c.gap_F[1]) +
+                 h_f[2] * std::abs(c.gap_F[2])) -
+      (h_c[0] * std::abs(normal_C[0]) + h_c[1] * std::abs(normal_C[1]) +
+       h_c[2] * std::abs(normal_C[2]));
+  return distance_m - separation_m <= certify_m;
+}
+
+/// ±1 per axis for the corner bits of corner_of.
+[[gnu::always_inline]] inline Vec3 corner_signs_of(int bits) {
+  static constexpr double kSign[2] = {-1.0, 1.0};
+  return Vec3(kSign[bits & 1], kSign[(bits >> 1) & 1], kSign[(bits >> 2) & 1]);
 }
 
 }  // namespace
 
 void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
              ContactManifold& out, NarrowPhaseCache* cache) {
-  BoxPairInA pair;
-  pair.h_a = core_half_extents(a);
-  pair.h_b = core_half_extents(b);
-  // Everything in A's frame: B's axes are the columns of R_AB, its centre is p_AB.
-  pair.R = X_WA.R.transpose() * X_WB.R;
-  pair.p = X_WA.R.transpose() * (X_WB.p - X_WA.p);
-  pair.p_B = pair.R.transpose() * pair.p;
-  const Vec3& h_a = pair.h_a;
-  const Vec3& h_b = pair.h_b;
-  const Mat3& R_AB = pair.R;
-  const Vec3& p_AB = pair.p;
+  const Vec3 h_a = core_half_extents(a);
+  const Vec3 h_b = core_half_extents(b);
   const double r_a = a.smoothing_radius_m;
   const double r_b = b.smoothing_radius_m;
   const double size_m = a.half_extents_m.maxCoeff() + b.half_extents_m.maxCoeff();
   const double tolerance_m = kRelativeTolerance * size_m;
+  const Vec3 d_W = X_WB.p - X_WA.p;
+  // Separated cores: exact closest points, to 64 ε of the coordinates' magnitude relative to A
+  // (the size of the boxes and of their offset). Rounded boxes whose swept shapes touch through a
+  // face go on below instead, for the face patch rather than one point.
+  const double certify_m =
+      64.0 * std::numeric_limits<double>::epsilon() * (size_m + d_W.cwiseAbs().maxCoeff());
+
+  // A certified corner pair: B's corner against A (corner_of_b, c.corner_W from A's centre) or
+  // A's corner against B (from B's centre). One point: the corner and its closest point on the
+  // other box, whose difference is distance·normal to rounding. The cache keeps the corner; a
+  // corner of A whose closest point is a corner of B (clamped on every axis) is kept as that
+  // corner of B, so that corner–corner pairs always take the same branch below.
+  auto answer_corner = [&](bool corner_of_b, const CornerAgainstBox& c, const Vec3& gap_W,
+                           const Vec3& normal_W, double distance_m, int bits) {
+    ContactGeometry& g = out.points[0];
+    out.count = 1;
+    const Vec3 on_c_W = (corner_of_b ? X_WA.p : X_WB.p) + c.corner_W;
+    const Vec3 on_f_W = on_c_W - gap_W;
+    g.distance_m = distance_m;
+    g.normal_W = corner_of_b ? normal_W : Vec3(-normal_W);
+    g.point_a_W = corner_of_b ? on_f_W : on_c_W;
+    g.point_b_W = corner_of_b ? on_c_W : on_f_W;
+    if (r_a != 0.0 || r_b != 0.0) sweep(g, r_a, r_b);
+    if (cache != nullptr) {
+      int feature = corner_of_b ? bits : kFeatureCornerOfA + bits;
+      if (!corner_of_b && c.gap_F[0] != 0.0 && c.gap_F[1] != 0.0 && c.gap_F[2] != 0.0) {
+        feature = support_bits(c.gap_F);
+      }
+      cache->valid = kBoxBoxWarmStart;
+      cache->data[0] = feature;
+      const Vec3 normal_A = transpose_times(X_WA.R, g.normal_W);
+      for (int k = 0; k < 3; ++k) cache->data[1 + k] = normal_A[k];
+    }
+  };
+
+  // Temporal coherence, first step: the corner of the last separated answer, certified.
+  if (cache != nullptr && cache->valid == kBoxBoxWarmStart && cache->data[0] >= 0.0 &&
+      cache->data[0] < kFeatureEdges) {
+    const int feature = static_cast<int>(cache->data[0]);
+    const bool corner_of_b = feature < kFeatureCornerOfA;
+    const int bits = corner_of_b ? feature : feature - kFeatureCornerOfA;
+    const Mat3& R_WC = corner_of_b ? X_WB.R : X_WA.R;
+    const Mat3& R_WF = corner_of_b ? X_WA.R : X_WB.R;
+    const Vec3& h_c = corner_of_b ? h_b : h_a;
+    const Vec3& h_f = corner_of_b ? h_a : h_b;
+    const Vec3 d_FC_W = corner_of_b ? d_W : Vec3(-d_W);
+    CornerAgainstBox c;
+    corner_against_box(R_WC, h_c, corner_signs_of(bits), R_WF, h_f, d_FC_W, c);
+    Vec3 gap_W, normal_W;
+    double distance_m = 0.0;
+    if (certify_corner(c, R_WC, h_c, R_WF, h_f, d_FC_W, certify_m, gap_W, normal_W, distance_m) &&
+        distance_m - r_a - r_b > tolerance_m) {
+      answer_corner(corner_of_b, c, gap_W, normal_W, distance_m, bits);
+      return;
+    }
+  }
+
+  // Cold, first step: the direction n between the centres. When the cores are separated along it
+  // (else they probably overlap, and the separating-axis test below is needed anyway), the support
+  // corners along it — A's along n, B's along −n — each against the other box give the closer
+  // candidate pair, certified as above: the closest pair whenever it contains one of these
+  // corners. The separation along n is |d| − h_a·|R_WAᵀn| − h_b·|R_WBᵀn|.
+  const double centre_distance_m = std::sqrt(d_W.squaredNorm());
+  Vec3 centre_n_A = Vec3::Zero(), centre_n_B = Vec3::Zero();
+  double centre_separation_m = -kInfinity;
+  if (centre_distance_m > 0.0) {
+    const Vec3 n_W = d_W / centre_distance_m;
+    centre_n_A = transpose_times(X_WA.R, n_W);
+    centre_n_B = transpose_times(X_WB.R, n_W);
+    centre_separation_m =
+        centre_distance_m - h_a.dot(centre_n_A.cwiseAbs()) - h_b.dot(centre_n_B.cwiseAbs());
+  }
+  if (centre_separation_m > tolerance_m) {
+    const Vec3 signs_a = centre_n_A.unaryExpr(&sign_of);
+    const Vec3 signs_b = -centre_n_B.unaryExpr(&sign_of);
+    CornerAgainstBox corner_b, corner_a;
+    corner_against_box(X_WB.R, h_b, signs_b, X_WA.R, h_a, d_W, corner_b);
+    corner_against_box(X_WA.R, h_a, signs_a, X_WB.R, h_b, Vec3(-d_W), corner_a);
+    const bool corner_of_b = corner_b.distance_squared_m2 <= corner_a.distance_squared_m2;
+    const CornerAgainstBox& c = corner_of_b ? corner_b : corner_a;
+    const Mat3& R_WC = corner_of_b ? X_WB.R : X_WA.R;
+    const Mat3& R_WF = corner_of_b ? X_WA.R : X_WB.R;
+    const Vec3& h_c = corner_of_b ? h_b : h_a;
+    const Vec3& h_f = corner_of_b ? h_a : h_b;
+    const Vec3 d_FC_W = corner_of_b ? d_W : Vec3(-d_W);
+    Vec3 gap_W, normal_W;
+    double distance_m = 0.0;
+    if (certify_corner(c, R_WC, h_c, R_WF, h_f, d_FC_W, certify_m, gap_W, normal_W, distance_m) &&
+        distance_m - r_a - r_b > tolerance_m) {
+      answer_corner(corner_of_b, c, gap_W, normal_W, distance_m,
+                    support_bits(corner_of_b ? signs_b : signs_a));
+      return;
+    }
+  }
+
+  BoxPairInA pair;
+  pair.h_a = h_a;
+  pair.h_b = h_b;
+  // Everything in A's frame: B's axes are the columns of R_AB, its centre is p_AB.
+  for (int j = 0; j < 3; ++j) pair.R.col(j) = transpose_times(X_WA.R, X_WB.R.col(j));
+  pair.p = transpose_times(X_WA.R, d_W);
+  pair.p_B = transpose_times(pair.R, pair.p);
+  const Mat3& R_AB = pair.R;
+  const Vec3& p_AB = pair.p;
 
   auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
                       double distance_m) {
     ContactGeometry g;
-    g.point_a_W = X_WA.transform_point(point_a_A);
-    g.point_b_W = X_WA.transform_point(point_b_A);
-    g.normal_W = X_WA.R * n_A;
+    g.point_a_W = times(X_WA.R, point_a_A) + X_WA.p;
+    g.point_b_W = times(X_WA.R, point_b_A) + X_WA.p;
+    g.normal_W = times(X_WA.R, n_A);
     g.distance_m = distance_m;
     sweep(g, r_a, r_b);
     return g;
   };
 
-  // Separated cores: exact closest points (separated_closest_points, to 64 ε of the coordinates'
-  // magnitude). Rounded boxes whose swept shapes touch through a face go on below instead, for
-  // the face patch rather than one point.
-  const double certify_m =
-      64.0 * std::numeric_limits<double>::epsilon() * (size_m + p_AB.cwiseAbs().maxCoeff());
-  auto try_separated = [&](const Vec3& start_n, const Vec3& start_n_B, double separation_m,
-                           int start_i, int start_j) {
-    BoxClosestPoints closest;
-    separated_closest_points(pair, start_n, start_n_B, separation_m, start_i, start_j, certify_m,
-                             closest);
-    if (!(closest.distance_m - r_a - r_b > tolerance_m)) return false;
-    out.points[0] = to_world(closest.point_a, closest.point_b, closest.normal, closest.distance_m);
+  // The points are centred on the pair's own direction (so that point_b − point_a =
+  // distance·normal; they move by rounding only). A corner against a corner is kept as B's corner
+  // (the warm start above then takes one branch for it).
+  auto answer_separated = [&](const PairCandidate& closest, const Vec3& normal) {
+    const double distance_m = std::sqrt(closest.distance_squared_m2);
+    if (!(distance_m - r_a - r_b > tolerance_m)) return false;
+    const Vec3 middle = 0.5 * (closest.on_a + closest.on_b);
+    const Vec3 half = (0.5 * distance_m) * normal;
+    out.points[0] = to_world(middle - half, middle + half, normal, distance_m);
     out.count = 1;
     if (cache != nullptr) {
+      int feature = closest.feature;
+      if (feature >= kFeatureCornerOfA && feature < kFeatureEdges) {
+        const Vec3 on_b_B = transpose_times(R_AB, closest.on_b) - pair.p_B;
+        if (std::abs(on_b_B[0]) >= h_b[0] && std::abs(on_b_B[1]) >= h_b[1] &&
+            std::abs(on_b_B[2]) >= h_b[2]) {
+          feature = support_bits(on_b_B);
+        }
+      }
       cache->valid = kBoxBoxWarmStart;
-      for (int k = 0; k < 3; ++k) cache->data[k] = closest.normal[k];
+      cache->data[0] = feature;
+      for (int k = 0; k < 3; ++k) cache->data[1 + k] = normal[k];
     }
     return true;
   };
-  // The last separated normal of this pair first, when it still separates the cores.
   if (cache != nullptr && cache->valid == kBoxBoxWarmStart) {
-    const Vec3 n(cache->data[0], cache->data[1], cache->data[2]);
+    // Else an edge pair of the last separated answer, certified alike.
+    PairCandidate closest;
+    const double feature = cache->data[0];
+    if (feature >= kFeatureEdges && feature < kFeatureCount) {
+      offer_feature(pair, static_cast<int>(feature), closest);
+    }
+    if (closest.distance_squared_m2 < kInfinity) {
+      const Vec3 n = unit_direction(closest);
+      const double separation_m = separation_along(pair, n, transpose_times(R_AB, n));
+      if (std::sqrt(closest.distance_squared_m2) - separation_m <= certify_m &&
+          answer_separated(closest, n)) {
+        return;
+      }
+    }
+    // Else the last normal starts the search, when it still separates the cores (the feature
+    // pair, if still a pair, is an upper bound already).
+    const Vec3 n(cache->data[1], cache->data[2], cache->data[3]);
     const Vec3 n_B = transpose_times(R_AB, n);
-    const double separation_m = n.dot(p_AB) - h_a.dot(n.cwiseAbs()) - h_b.dot(n_B.cwiseAbs());
-    if (separation_m > tolerance_m && try_separated(n, n_B, separation_m, -1, -1)) return;
+    const double separation_m = separation_along(pair, n, n_B);
+    if (separation_m > tolerance_m) {
+      Vec3 normal;
+      separated_closest_points(pair, n, n_B, separation_m, -1, -1, certify_m, closest, normal);
+      if (answer_separated(closest, normal)) return;
+    }
     cache->valid = 0;
   }
-  // First without the separating-axis test, from the direction between the centres when the boxes
-  // are separated along it (else they probably overlap, and the test below is needed anyway).
-  // The separation along n is n·p − h_a·|n| − h_b·|Rᵀn|, and n·p is the centre distance.
-  const double centre_distance_m = p_AB.norm();
-  if (centre_distance_m > 0.0) {
-    const Vec3 n = p_AB / centre_distance_m;
-    const Vec3 n_B = transpose_times(R_AB, n);
-    const double separation_m = centre_distance_m - h_a.dot(n.cwiseAbs()) - h_b.dot(n_B.cwiseAbs());
-    if (separation_m > tolerance_m && try_separated(n, n_B, separation_m, -1, -1)) return;
+
+  // The search from the centre direction, when its corners were not the closest pair.
+  if (centre_separation_m > tolerance_m) {
+    PairCandidate closest;
+    Vec3 normal;
+    separated_closest_points(pair, centre_n_A, centre_n_B, centre_separation_m, -1, -1, certify_m,
+                             closest, normal);
+    if (answer_separated(closest, normal)) return;
   }
 
   const Axis best = separating_axes(pair, tolerance_m);
   if (best.separation_m > tolerance_m) {
     const Vec3 n = sign_of(p_AB.dot(best.u_A)) * best.u_A;
-    if (try_separated(n, transpose_times(R_AB, n), best.separation_m,
-                      best.kind == AxisKind::edges ? best.i : -1, best.j)) {
-      return;
-    }
+    PairCandidate closest;
+    Vec3 normal;
+    separated_closest_points(pair, n, transpose_times(R_AB, n), best.separation_m,
+                             best.kind == AxisKind::edges ? best.i : -1, best.j, certify_m, closest,
+                             normal);
+    if (answer_separated(closest, normal)) return;
   }
 
   // Support edge of A along e_i (towards direction d_A) and of B along b_j (towards −d_A), with
@@ -1167,37 +1468,35 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
   // points within r_A + r_B (+ the touching tolerance) of the reference plane, choose at most
   // max_points of them there, and bring only those to world.
   const bool reference_a = best.kind == AxisKind::face_a;
-  std::array<Vec3, kMaxCandidates> polygon;
-  std::array<double, kMaxCandidates> heights_m;
-  int count = 0;
+  FacePolygon polygon;
   int axis = 0;
-  Vec3 face_normal = Vec3::Zero();  // reference face's outward normal, in its box's frame
-  Vec3 n_reference = Vec3::Zero();  // the pair's normal (A to B), in the reference box's frame
+  double sign = 1.0;  // the reference face's outward normal is sign·e_axis in its box's frame
   if (reference_a) {
     axis = best.i;
-    const double sign = sign_of(p_AB[axis]);
-    count = clip_incident_face(h_a, axis, sign, R_AB, p_AB, h_b, polygon, heights_m);
-    face_normal[axis] = sign;
-    n_reference = n_A;
+    sign = sign_of(p_AB[axis]);
+    clip_incident_face(h_a, axis, sign, R_AB, p_AB, h_b, polygon);
   } else {
     // Reference face on B, seen from B's frame: A's axes are the rows of R_AB.
     axis = best.j;
     const Mat3 R_BA = R_AB.transpose();
-    const Vec3 m_B = -(R_BA * n_A);  // B's outward face normal, towards A
-    const double sign = m_B[axis] < 0.0 ? -1.0 : 1.0;
-    count = clip_incident_face(h_b, axis, sign, R_BA, -pair.p_B, h_a, polygon, heights_m);
-    face_normal[axis] = sign;
-    n_reference = -face_normal;
+    sign = R_AB.col(axis).dot(n_A) > 0.0 ? -1.0 : 1.0;  // B's face towards A
+    clip_incident_face(h_b, axis, sign, R_BA, -pair.p_B, h_a, polygon);
   }
+  const double h_axis = (reference_a ? h_a : h_b)[axis];
   const double keep_below_m = r_a + r_b + tolerance_m;
+  const int x = (axis + 1) % 3, y = (axis + 2) % 3;
+  // The candidates: vertices within keep_below_m of the reference plane, in its tangent plane.
   std::array<Vec3, kMaxCandidates> tangential;
   std::array<double, kMaxCandidates> distance_m;
   std::array<int, kMaxCandidates> vertex;
+  std::array<double, kMaxCandidates> heights_m;
   int kept = 0;
-  for (int k = 0; k < count; ++k) {
+  for (int k = 0; k < polygon.count; ++k) {
+    heights_m[k] = sign * polygon.w[k] - h_axis;
     if (heights_m[k] > keep_below_m) continue;
-    tangential[kept] = polygon[k];
     tangential[kept][axis] = 0.0;
+    tangential[kept][x] = polygon.x[k];
+    tangential[kept][y] = polygon.y[k];
     distance_m[kept] = heights_m[k] - r_a - r_b;
     vertex[kept++] = k;
   }
@@ -1217,15 +1516,22 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     out.count = 1;
     return;
   }
+  Vec3 face_normal = Vec3::Zero();
+  face_normal[axis] = sign;
+  const Vec3 n_reference = reference_a ? face_normal : Vec3(-face_normal);  // A to B, in R
   std::array<int, max_manifold_points> chosen;
   out.count =
       choose_patch_points(tangential, distance_m, kept, n_reference, max_points, size_m, chosen);
   const Pose& X_WR = reference_a ? X_WA : X_WB;
-  const Vec3 face_normal_W = face_normal[axis] * X_WR.R.col(axis);
+  const Vec3 face_normal_W = sign * X_WR.R.col(axis);
   const Vec3 normal_W = reference_a ? face_normal_W : Vec3(-face_normal_W);
   for (int c = 0; c < out.count; ++c) {
     const int k = vertex[chosen[c]];
-    const Vec3 incident_W = X_WR.transform_point(polygon[k]);
+    Vec3 incident_R;
+    incident_R[x] = polygon.x[k];
+    incident_R[y] = polygon.y[k];
+    incident_R[axis] = polygon.w[k];
+    const Vec3 incident_W = times(X_WR.R, incident_R) + X_WR.p;
     const Vec3 on_face_W = incident_W - heights_m[k] * face_normal_W;
     ContactGeometry& g = out.points[c];
     // A's point first: on the reference face when it is A's, else the incident one.
@@ -1272,8 +1578,10 @@ constexpr std::array<std::pair<ShapeType, ShapeType>, 9> kSupportedPairs{{
 }};
 
 /// Solves a pair given in the order of kSupportedPairs; false when (a, b) is not in that list.
-bool solve_in_order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                    int max_points, NarrowPhaseCache* cache, ContactManifold& out) {
+/// Inlined into query: the dispatch is part of every query's cost.
+[[gnu::always_inline]] inline bool solve_in_order(const Shape& a, const Pose& X_WA, const Shape& b,
+                                                  const Pose& X_WB, int max_points,
+                                                  NarrowPhaseCache* cache, ContactManifold& out) {
   out.count = 1;
   ContactGeometry& first = out.points[0];
   switch (pair_code(a.type, b.type)) {
@@ -1285,8 +1593,7 @@ bool solve_in_order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose
       return true;
     case pair_code(ShapeType::sphere, ShapeType::box):
       // The sphere against the box's core, then the core swept by the smoothing radius.
-      first = sphere_box(a.radius_m, X_WA.p, core_half_extents(b), X_WB);
-      sweep(first, 0.0, b.smoothing_radius_m);
+      sphere_box_into(a.radius_m, X_WA.p, core_half_extents(b), b.smoothing_radius_m, X_WB, first);
       return true;
     case pair_code(ShapeType::sphere, ShapeType::half_space):
       first = sphere_half_space(a.radius_m, X_WA.p, b.normal, X_WB);
