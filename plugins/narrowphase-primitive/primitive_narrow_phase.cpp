@@ -81,6 +81,18 @@ Vec3 corner_signs(int index) {
   return Vec3((index & 1) ? 1.0 : -1.0, (index & 2) ? 1.0 : -1.0, (index & 4) ? 1.0 : -1.0);
 }
 
+/// e_k and the mask (1, 1, 1) with 0 at k, from static tables: a vector assembled by a store to
+/// a computed index and then read as a whole would wait for the store to commit (the load spans
+/// several stores and cannot be forwarded), a stall of a dozen cycles on the hot paths.
+constexpr double kUnitAxes[3][3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
+constexpr double kAllBut[3][3] = {{0.0, 1.0, 1.0}, {1.0, 0.0, 1.0}, {1.0, 1.0, 0.0}};
+inline Eigen::Map<const Vec3> unit_axis(int k) {
+  return Eigen::Map<const Vec3>(kUnitAxes[k]);
+}
+inline Eigen::Map<const Vec3> all_but(int k) {
+  return Eigen::Map<const Vec3>(kAllBut[k]);
+}
+
 /// Largest absolute coordinate of the points [m]: the magnitude against which rounding is judged.
 double coordinate_scale(const Vec3& p, const Vec3& q, const Vec3& r, const Vec3& s) {
   return std::max({p.cwiseAbs().maxCoeff(), q.cwiseAbs().maxCoeff(), r.cwiseAbs().maxCoeff(),
@@ -644,6 +656,9 @@ struct Axis {
   int i = 0, j = 0;
   Vec3 u_A = Vec3::UnitX();
   double separation_m = -kInfinity;
+  // u_A before normalisation (e_i × b_j for an edge pair, exact in A's frame; u_A for a face):
+  // what follows the test may start from it while u_A's square root and division are pending.
+  Vec3 direction_A = Vec3::UnitX();
 };
 
 /// Separation along the unit edge-pair axis u/|u|, u = e_i × b_j, one pair at a time (the same
@@ -751,25 +766,26 @@ Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
   if (index < 3) {
     axis.kind = AxisKind::face_a;
     axis.i = index;
-    axis.u_A = Vec3::Unit(index);
+    axis.u_A = unit_axis(index);
   } else {
     axis.kind = AxisKind::face_b;
     axis.j = index - 3;
     axis.u_A = R.col(axis.j);
   }
-  if (best_edge >= 0) {
+  axis.direction_A = axis.u_A;
+  // The best edge wins when c/|u| > best + tolerance_m, decided from squares as the tournament
+  // (c·|c| > t·|t|·|u|², t = best + tolerance_m): the square root is not on this path.
+  const double threshold = best + tolerance_m;
+  if (best_edge >= 0 &&
+      best_scaled * std::abs(best_scaled) > threshold * std::abs(threshold) * best_length_squared) {
+    axis.kind = AxisKind::edges;
+    axis.i = best_edge / 3;
+    axis.j = best_edge % 3;
+    const int k = (axis.i + 1) % 3, l = (axis.i + 2) % 3;
+    axis.direction_A = R(k, axis.j) * unit_axis(l) - R(l, axis.j) * unit_axis(k);
     const double inverse_length = 1.0 / std::sqrt(best_length_squared);
-    const double separation_m = best_scaled * inverse_length;
-    if (separation_m > best + tolerance_m) {
-      axis.kind = AxisKind::edges;
-      axis.i = best_edge / 3;
-      axis.j = best_edge % 3;
-      axis.separation_m = separation_m;
-      const int k = (axis.i + 1) % 3, l = (axis.i + 2) % 3;
-      axis.u_A = Vec3::Zero();
-      axis.u_A[k] = -R(l, axis.j) * inverse_length;
-      axis.u_A[l] = R(k, axis.j) * inverse_length;
-    }
+    axis.separation_m = best_scaled * inverse_length;
+    axis.u_A = inverse_length * axis.direction_A;
   }
   return axis;
 }
@@ -855,8 +871,7 @@ bool interior_edge_points(const BoxPairInA& pair, int i, const Vec3& middle_a, i
   const double s =
       -((w[l] * b[i] - w[i] * b[l]) * u_k + (w[i] * b[k] - w[k] * b[i]) * u_l) / length_squared;
   if (!(std::abs(s) <= pair.h_a[i])) return false;
-  on_a = middle_a;
-  on_a[i] = s;
+  on_a = middle_a + s * unit_axis(i);  // middle_a's coordinate i is 0
   const double t = (on_a - middle_b).dot(b);
   if (!(std::abs(t) <= pair.h_b[j])) return false;
   on_b = middle_b + t * b;
@@ -908,10 +923,8 @@ inline void offer_corner_of_a(const BoxPairInA& pair, const Vec3& corner_a, int 
 /// their closest points are interior to both.
 void offer_edges(const BoxPairInA& pair, int i, int bits_a, int j, int bits_b,
                  PairCandidate& best) {
-  Vec3 middle_a = corner_of(bits_a, pair.h_a);
-  Vec3 middle_b_B = corner_of(bits_b, pair.h_b);
-  middle_a[i] = 0.0;
-  middle_b_B[j] = 0.0;
+  const Vec3 middle_a = corner_of(bits_a, pair.h_a).cwiseProduct(all_but(i));
+  const Vec3 middle_b_B = corner_of(bits_b, pair.h_b).cwiseProduct(all_but(j));
   Vec3 on_a, on_b;
   if (!interior_edge_points(pair, i, middle_a, j, pair.p + times(pair.R, middle_b_B), on_a, on_b)) {
     return;
@@ -920,9 +933,7 @@ void offer_edges(const BoxPairInA& pair, int i, int bits_a, int j, int bits_b,
   const double d2 = gap.squaredNorm();
   if (d2 < best.distance_squared_m2) {
     const int k = (i + 1) % 3, l = (i + 2) % 3;
-    Vec3 axis = Vec3::Zero();
-    axis[k] = -pair.R(l, j);
-    axis[l] = pair.R(k, j);
+    Vec3 axis = pair.R(k, j) * unit_axis(l) - pair.R(l, j) * unit_axis(k);
     if (gap.dot(axis) < 0.0) axis = -axis;
     best = {d2, on_a, on_b, axis,
             kFeatureEdges + ((3 * i + j) * 8 + (bits_a & ~(1 << i))) * 8 + (bits_b & ~(1 << j))};
@@ -1170,15 +1181,23 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
   // corners along it — A's along n, B's along −n — each against the other box give the closer
   // candidate pair, certified as above: the closest pair whenever it contains one of these
   // corners. The separation along n is |d| − h_a·|R_WAᵀn| − h_b·|R_WBᵀn|.
-  const double centre_distance_m = std::sqrt(d_W.squaredNorm());
+  // B's centre in A's frame and A's in B's (negated): also the pair's frame data below.
+  const Vec3 p_AB = transpose_times(X_WA.R, d_W);
+  const Vec3 p_B = transpose_times(X_WB.R, d_W);
+  // |d|·(separation along d/|d|), decided without the square root when it is not positive (the
+  // usual overlapping case).
+  const double centre_distance_squared_m2 = d_W.squaredNorm();
+  const double scaled_separation_m2 =
+      centre_distance_squared_m2 - h_a.dot(p_AB.cwiseAbs()) - h_b.dot(p_B.cwiseAbs());
+  double centre_distance_m = 0.0;
   Vec3 centre_n_A = Vec3::Zero(), centre_n_B = Vec3::Zero();
   double centre_separation_m = -kInfinity;
-  if (centre_distance_m > 0.0) {
-    const Vec3 n_W = d_W / centre_distance_m;
-    centre_n_A = transpose_times(X_WA.R, n_W);
-    centre_n_B = transpose_times(X_WB.R, n_W);
-    centre_separation_m =
-        centre_distance_m - h_a.dot(centre_n_A.cwiseAbs()) - h_b.dot(centre_n_B.cwiseAbs());
+  if (scaled_separation_m2 > 0.0) {
+    centre_distance_m = std::sqrt(centre_distance_squared_m2);
+    const double inverse = 1.0 / centre_distance_m;
+    centre_n_A = inverse * p_AB;
+    centre_n_B = inverse * p_B;
+    centre_separation_m = inverse * scaled_separation_m2;
   }
   if (centre_separation_m > tolerance_m) {
     const Vec3 signs_a = centre_n_A.unaryExpr(&sign_of);
@@ -1208,10 +1227,9 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
   pair.h_b = h_b;
   // Everything in A's frame: B's axes are the columns of R_AB, its centre is p_AB.
   for (int j = 0; j < 3; ++j) pair.R.col(j) = transpose_times(X_WA.R, X_WB.R.col(j));
-  pair.p = transpose_times(X_WA.R, d_W);
-  pair.p_B = transpose_times(pair.R, pair.p);
+  pair.p = p_AB;
+  pair.p_B = p_B;
   const Mat3& R_AB = pair.R;
-  const Vec3& p_AB = pair.p;
 
   auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
                       double distance_m) {
@@ -1265,11 +1283,14 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
       }
     }
     // Else the last normal starts the search, when it still separates the cores (the feature
-    // pair, if still a pair, is an upper bound already).
-    const Vec3 n(cache->data[1], cache->data[2], cache->data[3]);
+    // pair, if still a pair, is an upper bound already). Normalised again: a separation is a
+    // lower bound only along a unit direction, and the cache is the host's memory.
+    const Vec3 cached(cache->data[1], cache->data[2], cache->data[3]);
+    const double cached_squared = cached.squaredNorm();
+    const Vec3 n = cached / std::sqrt(cached_squared);
     const Vec3 n_B = transpose_times(R_AB, n);
     const double separation_m = separation_along(pair, n, n_B);
-    if (separation_m > tolerance_m) {
+    if (cached_squared > 0.0 && separation_m > tolerance_m) {
       Vec3 normal;
       separated_closest_points(pair, n, n_B, separation_m, -1, -1, certify_m, closest, normal);
       if (answer_separated(closest, normal)) return;
@@ -1437,17 +1458,18 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     // point_b − point_a = distance·n holds exactly.
     // The support edges are unique unless n has (almost) no component across one of them; then
     // closest_support_edges tries both parallel edges.
+    // From the unnormalised axis m (n_A = m/|m|), so that the normalisation runs alongside.
     const int i = best.i, j = best.j;
-    const Vec3 n_B = transpose_times(R_AB, n_A);
-    Vec3 middle_a = support_corner(n_A, h_a);
-    Vec3 middle_b_B = -support_corner(n_B, h_b);
-    middle_a[i] = 0.0;
-    middle_b_B[j] = 0.0;
+    const Vec3 m_A = sign_of(p_AB.dot(best.direction_A)) * best.direction_A;
+    const Vec3 m_B = transpose_times(R_AB, m_A);
+    const Vec3 middle_a = support_corner(m_A, h_a).cwiseProduct(all_but(i));
+    const Vec3 middle_b_B = -support_corner(m_B, h_b).cwiseProduct(all_but(j));
     Vec3 on_a, on_b;
-    const bool unique_edges = std::abs(n_A[(i + 1) % 3]) > kSupportTieComponent &&
-                              std::abs(n_A[(i + 2) % 3]) > kSupportTieComponent &&
-                              std::abs(n_B[(j + 1) % 3]) > kSupportTieComponent &&
-                              std::abs(n_B[(j + 2) % 3]) > kSupportTieComponent;
+    // |n_k| > kSupportTieComponent, in squares of m.
+    const double tie_m2 = kSupportTieComponent * kSupportTieComponent * m_A.squaredNorm();
+    const int k_a = (i + 1) % 3, l_a = (i + 2) % 3, k_b = (j + 1) % 3, l_b = (j + 2) % 3;
+    const bool unique_edges = m_A[k_a] * m_A[k_a] > tie_m2 && m_A[l_a] * m_A[l_a] > tie_m2 &&
+                              m_B[k_b] * m_B[k_b] > tie_m2 && m_B[l_b] * m_B[l_b] > tie_m2;
     if (!unique_edges ||
         !interior_edge_points(pair, i, middle_a, j, p_AB + times(R_AB, middle_b_B), on_a, on_b)) {
       SegmentClosestPoints closest;
@@ -1494,9 +1516,7 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
   for (int k = 0; k < polygon.count; ++k) {
     heights_m[k] = sign * polygon.w[k] - h_axis;
     if (heights_m[k] > keep_below_m) continue;
-    tangential[kept][axis] = 0.0;
-    tangential[kept][x] = polygon.x[k];
-    tangential[kept][y] = polygon.y[k];
+    tangential[kept] = polygon.x[k] * unit_axis(x) + polygon.y[k] * unit_axis(y);
     distance_m[kept] = heights_m[k] - r_a - r_b;
     vertex[kept++] = k;
   }
@@ -1516,8 +1536,7 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     out.count = 1;
     return;
   }
-  Vec3 face_normal = Vec3::Zero();
-  face_normal[axis] = sign;
+  const Vec3 face_normal = sign * unit_axis(axis);
   const Vec3 n_reference = reference_a ? face_normal : Vec3(-face_normal);  // A to B, in R
   std::array<int, max_manifold_points> chosen;
   out.count =
@@ -1527,11 +1546,8 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
   const Vec3 normal_W = reference_a ? face_normal_W : Vec3(-face_normal_W);
   for (int c = 0; c < out.count; ++c) {
     const int k = vertex[chosen[c]];
-    Vec3 incident_R;
-    incident_R[x] = polygon.x[k];
-    incident_R[y] = polygon.y[k];
-    incident_R[axis] = polygon.w[k];
-    const Vec3 incident_W = times(X_WR.R, incident_R) + X_WR.p;
+    const Vec3 incident_W = X_WR.p + polygon.x[k] * X_WR.R.col(x) + polygon.y[k] * X_WR.R.col(y) +
+                            polygon.w[k] * X_WR.R.col(axis);
     const Vec3 on_face_W = incident_W - heights_m[k] * face_normal_W;
     ContactGeometry& g = out.points[c];
     // A's point first: on the reference face when it is A's, else the incident one.

@@ -1682,3 +1682,344 @@ TEST_CASE(
     }
   }
 }
+
+// ---- Fast paths: sphere–smoothed box, warm starts, certificates, face clipping
+// -------------------
+
+TEST_CASE(
+    "primitive: sphere against a smoothed box equals the core's closed form minus both radii "
+    "within 1e-12 m on 10,000 seeded poses, in both orders") {
+  std::mt19937_64 rng(8086);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::uniform_real_distribution<double> symmetric(-1.0, 1.0);
+  int outside = 0, inside = 0;
+  for (int i = 0; i < kSamples; ++i) {
+    Shape box = Shape::box(Vec3(0.2 + unit(rng), 0.2 + unit(rng), 0.2 + unit(rng)));
+    box.smoothing_radius_m = 0.15 * unit(rng);
+    const Vec3 core = box.half_extents_m - Vec3::Constant(box.smoothing_radius_m);
+    const double r = 0.05 + unit(rng);
+    // Centre anywhere within 1.5 times the box (inside and outside the core).
+    const Vec3 c_B =
+        1.5 * box.half_extents_m.cwiseProduct(Vec3(symmetric(rng), symmetric(rng), symmetric(rng)));
+    const Pose X_WB = random_pose(rng, 5.0);
+    const Vec3 c_W = X_WB.transform_point(c_B);
+    const BoxReference core_reference = box_reference(c_B, core, r);
+    const double expected = core_reference.distance_m - box.smoothing_radius_m;
+    (core_reference.centre_inside ? inside : outside) += 1;
+    INFO("sample " << i);
+    const ContactGeometry g = run_query(Shape::sphere(r), pose_at(c_W), box, X_WB);
+    REQUIRE(std::abs(g.distance_m - expected) <= 1e-12);
+    CHECK((g.normal_W - X_WB.R * core_reference.normal_B).norm() <= 1e-9);
+    check_contract(g, 1e-12);
+    CHECK(std::abs((g.point_a_W - c_W).norm() - r) <= 1e-12);
+    // B's witness on the rounded surface: r_box from the core's boundary.
+    const Vec3 point_b_B = X_WB.R.transpose() * (g.point_b_W - X_WB.p);
+    const Vec3 q = point_b_B.cwiseAbs() - core;
+    const double core_distance = q.cwiseMax(0.0).norm() + std::min(q.maxCoeff(), 0.0);
+    CHECK(std::abs(core_distance - box.smoothing_radius_m) <= 1e-12);
+    const ContactGeometry swapped = run_query(box, X_WB, Shape::sphere(r), pose_at(c_W));
+    CHECK(swapped.distance_m == g.distance_m);
+    CHECK(swapped.normal_W == -g.normal_W);
+  }
+  CHECK(outside >= 3000);
+  CHECK(inside >= 1000);
+}
+
+namespace {
+
+/// A cache whose tag says "box–box warm start" but whose contents are arbitrary: feature codes in
+/// and out of range, fractions, NaN, and normals of any length.
+NarrowPhaseCache garbage_box_cache(std::mt19937_64& rng, const NarrowPhaseCache& valid_one) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  NarrowPhaseCache cache = valid_one;  // the tag
+  const double codes[] = {
+      -1.0, 0.0,   3.0,   7.0,   8.0, 15.0,  16.0,
+      17.0, 123.0, 591.0, 592.0, 2.5, 1e300, std::numeric_limits<double>::quiet_NaN()};
+  cache.data[0] = unit(rng) < 0.5 ? codes[static_cast<int>(14.0 * unit(rng)) % 14]
+                                  : std::floor(600.0 * unit(rng));
+  const Vec3 n = unit(rng) < 0.1 ? Vec3(Vec3::Constant(std::numeric_limits<double>::quiet_NaN()))
+                                 : Vec3((0.5 + 2.5 * unit(rng)) * random_unit(rng));
+  for (int k = 0; k < 3; ++k) cache.data[1 + k] = n[k];
+  return cache;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "primitive: box–box warm starts from arbitrary cache contents (any feature code, normal or "
+    "NaN) give the cold answer within 1e-12 m on 6,000 seeded poses") {
+  std::mt19937_64 rng(1979);
+  PrimitiveNarrowPhase narrow_phase{contactlab::ParameterValues{}};
+  // The tag of a box–box warm start, from a separated query.
+  NarrowPhaseCache tagged;
+  ContactManifold scratch;
+  narrow_phase.query(Shape::box(Vec3(1, 1, 1)), Pose{}, Shape::box(Vec3(1, 1, 1)),
+                     pose_at(Vec3(3, 0.2, 0.1)), tagged, scratch);
+  REQUIRE(tagged.valid != 0);
+  int separated = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const Vec3 h_a = random_half_extents(rng), h_b = random_half_extents(rng);
+    const BoxPair pair = place_boxes(rng, h_a, h_b, i % 3);
+    Shape a = Shape::box(h_a), b = Shape::box(h_b);
+    if (i % 5 == 4) {
+      a.half_extents_m += Vec3::Constant(0.05);
+      a.smoothing_radius_m = 0.05;
+    }
+    NarrowPhaseCache warm = garbage_box_cache(rng, tagged), cold;
+    ContactManifold from_warm, from_cold;
+    narrow_phase.query(a, pair.X_WA, b, pair.X_WB, warm, from_warm);
+    narrow_phase.query(a, pair.X_WA, b, pair.X_WB, cold, from_cold);
+    INFO("sample " << i << " feature " << warm.data[0]);
+    REQUIRE(std::abs(from_warm.points[0].distance_m - from_cold.points[0].distance_m) <= 1e-12);
+    CHECK(from_warm.count == from_cold.count);
+    check_box_box(a, pair.X_WA, b, pair.X_WB, from_warm);
+    separated += from_cold.points[0].distance_m > 0.0;
+  }
+  CHECK(separated >= 1500);
+}
+
+TEST_CASE(
+    "primitive: box–box warm-started while B orbits A at a fixed gap (closest features moving "
+    "between corners, edges and faces) matches the corner–face and edge–edge reference, "
+    "relative error 1e-9, and the cold answer within 1e-12 m, along 200 seeded orbits") {
+  std::mt19937_64 rng(4711);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  PrimitiveNarrowPhase narrow_phase{contactlab::ParameterValues{}};
+  int warm_steps = 0;
+  for (int orbit = 0; orbit < 200; ++orbit) {
+    const Vec3 h_a = random_half_extents(rng), h_b = random_half_extents(rng);
+    const Shape a = Shape::box(h_a), b = Shape::box(h_b);
+    const Pose X_WA = random_pose(rng, 2.0);
+    const Vec3 axis = random_unit(rng);
+    const Mat3 R_0 = random_rotation(rng);
+    const double radius = h_a.norm() + h_b.norm() + 0.05 + 0.5 * unit(rng);  // always apart
+    const Vec3 start = radius * random_unit(rng);
+    NarrowPhaseCache cache;
+    for (int step = 0; step < 60; ++step) {
+      // B's centre turns about A's centre by 2π/60 per step and B turns with it (0.3 rad/step).
+      const Mat3 turn = rotation_about(axis, 2.0 * kPi * step / 60.0);
+      const Pose X_WB = make_pose(rotation_about(axis, 0.3 * step) * R_0, X_WA.p + turn * start);
+      ContactManifold warm, cold;
+      NarrowPhaseCache fresh;
+      narrow_phase.query(a, X_WA, b, X_WB, cache, warm);
+      narrow_phase.query(a, X_WA, b, X_WB, fresh, cold);
+      INFO("orbit " << orbit << " step " << step);
+      const double expected = check_box_box(a, X_WA, b, X_WB, warm);
+      REQUIRE(expected > 0.0);
+      REQUIRE(std::abs(warm.points[0].distance_m - cold.points[0].distance_m) <= 1e-12);
+      warm_steps += step > 0;
+    }
+  }
+  CHECK(warm_steps == 200 * 59);
+}
+
+TEST_CASE(
+    "primitive: box–box with B's corner at, just inside and just outside the boundary of A's "
+    "face (±1e-15 to ±1e-6 of the half extent) and gaps from 1 m down to touching matches the "
+    "corner–face and edge–edge reference, relative error 1e-9 plus 1e-12 of the size (the "
+    "touching tolerance), cold and warm") {
+  std::mt19937_64 rng(6502);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  PrimitiveNarrowPhase narrow_phase{contactlab::ParameterValues{}};
+  const double offsets[] = {-1e-6, -1e-9, -1e-12, -1e-15, 0.0, 1e-15, 1e-12, 1e-9, 1e-6};
+  const double gaps[] = {1.0, 1e-3, 1e-6, 1e-9, 1e-12, 0.0};
+  int checked = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Vec3 h_a = random_half_extents(rng), h_b = random_half_extents(rng);
+    const Pose X_WA = random_pose(rng, 3.0);
+    const Mat3 R_AB = random_rotation(rng);
+    const int axis = i % 3, p = (axis + 1) % 3, q = (axis + 2) % 3;
+    const double side = (i / 3) % 2 == 0 ? 1.0 : -1.0;
+    const Vec3 m_A = side * Vec3::Unit(axis);
+    // B's support corner along −m (unique for a random turn), from B's centre.
+    const Vec3 signs_B = -(R_AB.transpose() * m_A);
+    Vec3 corner_from_centre_B;
+    for (int c = 0; c < 3; ++c) corner_from_centre_B[c] = signs_B[c] < 0.0 ? -h_b[c] : h_b[c];
+    const double y = (2.0 * unit(rng) - 1.0) * h_a[q];
+    for (const double offset : offsets) {
+      for (const double gap : gaps) {
+        Vec3 corner_A = Vec3::Zero();
+        corner_A[axis] = side * (h_a[axis] + gap);
+        corner_A[p] = (1.0 + offset) * h_a[p];  // at the edge of the face along p
+        corner_A[q] = y;
+        const Pose X_WB = X_WA * make_pose(R_AB, corner_A - R_AB * corner_from_centre_B);
+        const Shape a = Shape::box(h_a), b = Shape::box(h_b);
+        INFO("sample " << i << " offset " << offset << " gap " << gap);
+        NarrowPhaseCache cache;
+        for (int pass = 0; pass < 2; ++pass) {  // cold, then warm from the cold answer
+          ContactManifold m;
+          narrow_phase.query(a, X_WA, b, X_WB, cache, m);
+          const double reference = reference_box_signed_distance(h_a, X_WA, h_b, X_WB);
+          // Below 1e-12 of the size the boxes count as touching (header): the contact path then
+          // answers, to that tolerance.
+          const double size = h_a.maxCoeff() + h_b.maxCoeff();
+          const double tolerance = 1e-9 * std::abs(reference) + 1e-12 * size;
+          REQUIRE(std::abs(m.points[0].distance_m - reference) <= tolerance);
+          check_contract(m.points[0], 1e-12);
+          // The corner on the face (or its boundary) at gap 0: touching.
+          if (gap == 0.0 && offset <= 0.0) CHECK(std::abs(m.points[0].distance_m) <= 1e-12 * size);
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked == 300 * 9 * 6 * 2);
+}
+
+namespace {
+
+/// Sutherland–Hodgman clipping of a 3-D polygon to the half-space n·x ≤ d, written independently
+/// of the plugin (which clips by slab tests in the reference face's coordinates).
+std::vector<Vec3> clip_to_half_space(const std::vector<Vec3>& polygon, const Vec3& n, double d) {
+  std::vector<Vec3> out;
+  for (std::size_t i = 0; i < polygon.size(); ++i) {
+    const Vec3& from = polygon[i];
+    const Vec3& to = polygon[(i + 1) % polygon.size()];
+    const double f_from = n.dot(from) - d, f_to = n.dot(to) - d;
+    if (f_from <= 0.0) out.push_back(from);
+    if ((f_from < 0.0 && f_to > 0.0) || (f_from > 0.0 && f_to < 0.0)) {
+      out.push_back(from + f_from / (f_from - f_to) * (to - from));
+    }
+  }
+  return out;
+}
+
+/// The face contact of two boxes with reference box R (half extents h_r, pose X_WR) and reference
+/// face normal m_W (outward, world), incident box I: the incident face (most anti-parallel to
+/// m_W) clipped to the reference face's four side planes, world coordinates, with each vertex's
+/// height above the reference face plane.
+std::vector<std::pair<Vec3, double>> reference_face_contact(const Vec3& h_r, const Pose& X_WR,
+                                                            const Vec3& m_W, const Vec3& h_i,
+                                                            const Pose& X_WI) {
+  int axis = 0;
+  for (int k = 1; k < 3; ++k) {
+    if (std::abs(X_WR.R.col(k).dot(m_W)) > std::abs(X_WR.R.col(axis).dot(m_W))) axis = k;
+  }
+  int incident = 0;
+  for (int k = 1; k < 3; ++k) {
+    if (std::abs(X_WI.R.col(k).dot(m_W)) > std::abs(X_WI.R.col(incident).dot(m_W))) incident = k;
+  }
+  const double face_side = X_WI.R.col(incident).dot(m_W) > 0.0 ? -1.0 : 1.0;
+  const int u = (incident + 1) % 3, v = (incident + 2) % 3;
+  const Vec3 c = X_WI.p + face_side * h_i[incident] * X_WI.R.col(incident);
+  const Vec3 a = h_i[u] * X_WI.R.col(u), b = h_i[v] * X_WI.R.col(v);
+  std::vector<Vec3> polygon = {c + a + b, c - a + b, c - a - b, c + a - b};
+  for (const int k : {(axis + 1) % 3, (axis + 2) % 3}) {
+    const Vec3 e = X_WR.R.col(k);
+    polygon = clip_to_half_space(polygon, e, e.dot(X_WR.p) + h_r[k]);
+    polygon = clip_to_half_space(polygon, -e, -e.dot(X_WR.p) + h_r[k]);
+  }
+  const double plane = m_W.dot(X_WR.p) + h_r[axis];
+  std::vector<std::pair<Vec3, double>> out;
+  for (const Vec3& x : polygon) out.emplace_back(x, m_W.dot(x) - plane);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "primitive: box–box face contacts: every manifold point is a penetrating vertex of an "
+    "independent Sutherland–Hodgman clip of the incident face, the deepest first and the "
+    "farthest from it second, within 1e-10 m, on 4,000 seeded poses (tilted, axis-aligned, "
+    "quarter-turned, larger incident faces)") {
+  std::mt19937_64 rng(2024);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int face_contacts = 0, multi_point = 0;
+  for (int i = 0; i < 4000; ++i) {
+    Vec3 h_a = random_half_extents(rng), h_b = random_half_extents(rng);
+    if (i % 4 == 3) h_b = 2.0 * h_a.cwiseMax(h_b);  // B's faces cover A's: A's corners inside
+    // B above A's top face, tilted a little (or not at all, or by a quarter turn about z).
+    Mat3 R_AB = Mat3::Identity();
+    if (i % 4 == 0 || i % 4 == 3) {
+      R_AB = rotation_about(random_unit(rng), 0.2 * unit(rng)) *
+             rotation_about(Vec3::UnitZ(), 2.0 * kPi * unit(rng));
+    } else if (i % 4 == 2) {
+      R_AB = rotation_about(Vec3::UnitZ(), kPi / 2);
+    }
+    // B's lowest corner along A's z, from B's centre (in A's frame).
+    const Vec3 down_B = -(R_AB.transpose() * Vec3::UnitZ());
+    Vec3 lowest_local;
+    for (int c = 0; c < 3; ++c) lowest_local[c] = down_B[c] < 0.0 ? -h_b[c] : h_b[c];
+    const Vec3 lowest_B = R_AB * lowest_local;
+    // That corner over A's top face, `depth` below it.
+    const double depth = 0.02 * std::min(h_a.z(), h_b.minCoeff()) * unit(rng);
+    const Vec3 target(0.9 * (2.0 * unit(rng) - 1.0) * h_a.x(),
+                      0.9 * (2.0 * unit(rng) - 1.0) * h_a.y(), h_a.z() - depth);
+    const Vec3 offset_A = target - lowest_B;
+    const Pose X_WA = random_pose(rng, 2.0);
+    const Pose X_WB = X_WA * make_pose(R_AB, offset_A);
+    const Shape a = Shape::box(h_a), b = Shape::box(h_b);
+    const ContactManifold m = run_manifold(a, X_WA, b, X_WB);
+    INFO("sample " << i);
+    const double expected = check_box_box(a, X_WA, b, X_WB, m);
+    REQUIRE(expected <= 0.0);
+    // Which face is the reference: A's when the normal is one of A's axes.
+    const Vec3 n_W = m.points[0].normal_W;
+    bool reference_a = false, reference_b = false;
+    for (int k = 0; k < 3; ++k) {
+      reference_a = reference_a || std::abs(std::abs(n_W.dot(X_WA.R.col(k))) - 1.0) <= 1e-12;
+      reference_b = reference_b || std::abs(std::abs(n_W.dot(X_WB.R.col(k))) - 1.0) <= 1e-12;
+    }
+    if (!reference_a && !reference_b) continue;  // an edge–edge contact
+    ++face_contacts;
+    const auto vertices = reference_a ? reference_face_contact(h_a, X_WA, n_W, h_b, X_WB)
+                                      : reference_face_contact(h_b, X_WB, -n_W, h_a, X_WA);
+    const double size = h_a.maxCoeff() + h_b.maxCoeff();
+    std::vector<Vec3> penetrating;
+    for (const auto& [x, height] : vertices) {
+      if (height <= 1e-12 * size) penetrating.push_back(x);
+    }
+    // The incident point of each manifold point: B's when A is the reference, else A's.
+    std::vector<Vec3> reported;
+    for (int k = 0; k < m.count; ++k) {
+      reported.push_back(reference_a ? m.points[k].point_b_W : m.points[k].point_a_W);
+      CHECK(matches_one_of(reported.back(), penetrating, 1e-10));
+    }
+    // A deepest penetrating vertex comes first (ties: any of them); the farthest from it second
+    // (the reduction rule of the header), whenever two distinct vertices penetrate.
+    double deepest = 0.0;
+    for (const auto& vertex : vertices) deepest = std::min(deepest, vertex.second);
+    CHECK(std::abs(m.points[0].distance_m - deepest) <= 1e-12);
+    double farthest = 0.0;
+    for (const Vec3& x : penetrating) farthest = std::max(farthest, (x - reported[0]).norm());
+    if (farthest > 1e-9 * size) {
+      REQUIRE(m.count >= 2);
+      CHECK(std::abs((reported[1] - reported[0]).norm() - farthest) <= 1e-10);
+      ++multi_point;
+    }
+  }
+  CHECK(face_contacts >= 3000);
+  CHECK(multi_point >= 2000);
+}
+
+TEST_CASE(
+    "primitive: overlapping box–box with nearly parallel edges (relative turns 1e-3 to 1e-12 rad "
+    "from a signed axis permutation) has the depth of an independent 15-axis SAT, relative error "
+    "1e-9 plus 1e-13 m, on 3,000 seeded poses") {
+  std::mt19937_64 rng(1729);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int i = 0; i < 3000; ++i) {
+    const Vec3 h_a = random_half_extents(rng), h_b = random_half_extents(rng);
+    std::array<int, 3> order{0, 1, 2};
+    std::shuffle(order.begin(), order.end(), rng);
+    Mat3 permutation = Mat3::Zero();
+    for (int c = 0; c < 3; ++c) permutation(order[c], c) = unit(rng) < 0.5 ? -1.0 : 1.0;
+    if (permutation.determinant() < 0.0) permutation.col(0) *= -1.0;
+    const double angle = std::pow(10.0, -3.0 - 9.0 * unit(rng));
+    const Mat3 R_AB = rotation_about(random_unit(rng), angle) * permutation;
+    const Pose X_WA = random_pose(rng, 1.0);
+    const BoxPair pair = place_boxes_with(rng, h_a, h_b, X_WA, X_WA.R * R_AB, 1 + i % 2);
+    const Shape a = Shape::box(h_a), b = Shape::box(h_b);
+    INFO("sample " << i << ", angle " << angle);
+    const ContactManifold m = run_manifold(a, pair.X_WA, b, pair.X_WB);
+    const double expected = reference_sat(h_a, pair.X_WA, h_b, pair.X_WB);
+    REQUIRE(expected <= 0.0);
+    REQUIRE(std::abs(m.points[0].distance_m - expected) <= 1e-9 * std::abs(expected) + 1e-13);
+    check_manifold(m, 1e-12);
+    // The normal: an axis whose separation is the depth, or within 1e-12 of the size of it when
+    // a face is preferred to a nearly parallel one (the documented tie rule).
+    const double size = h_a.maxCoeff() + h_b.maxCoeff();
+    CHECK(std::abs(support_separation(a, pair.X_WA, b, pair.X_WB, m.points[0].normal_W) -
+                   expected) <= 1e-9 * std::abs(expected) + 1e-12 * size);
+  }
+}
