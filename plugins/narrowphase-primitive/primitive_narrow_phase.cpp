@@ -254,10 +254,47 @@ inline double half_inverse(double a) {
   return std::abs(a) > 1e-300 ? 0.5 / a : std::copysign(1e300, a);
 }
 
-/// Face contact of two boxes in the reference box's frame R: the reference face is the face of
-/// the reference box with outward normal m = sign·e_axis. The incident face is the face of the
-/// other box (axes R_RI, centre p_RI, half extents h_incident) whose outward normal is most
-/// anti-parallel to m. Returns the vertices of its orthogonal projection onto the reference face
+/// The incident face of a face contact in the reference box's frame R, whose reference face has
+/// the outward normal sign·e_axis: the face of the other box (axes R_RI, centre p_RI, half
+/// extents h_incident) whose outward normal is most anti-parallel to it. x, y, w: coordinates
+/// along axes (axis + 1) % 3, (axis + 2) % 3 and axis. Corners q_k = c + a + b, c − a + b,
+/// c − a − b, c + a − b (k = 0..3).
+struct IncidentFace {
+  double c_x, c_y, c_w;  // centre
+  double a_x, a_y, a_w;  // half edge
+  double b_x, b_y, b_w;  // the other half edge
+  std::array<double, 4> q_x, q_y, q_w;
+};
+
+void incident_face(int axis, double sign, const Mat3& R_RI, const Vec3& p_RI,
+                   const Vec3& h_incident, IncidentFace& f) {
+  int incident_axis = 0;
+  for (int j = 1; j < 3; ++j) {
+    if (std::abs(R_RI(axis, j)) > std::abs(R_RI(axis, incident_axis))) incident_axis = j;
+  }
+  const double face_side = sign * R_RI(axis, incident_axis) > 0.0 ? -1.0 : 1.0;
+  const int u = (incident_axis + 1) % 3, v = (incident_axis + 2) % 3;
+  const int x = (axis + 1) % 3, y = (axis + 2) % 3;
+  const double offset = face_side * h_incident[incident_axis];
+  f.c_x = p_RI[x] + offset * R_RI(x, incident_axis);
+  f.c_y = p_RI[y] + offset * R_RI(y, incident_axis);
+  f.c_w = p_RI[axis] + offset * R_RI(axis, incident_axis);
+  f.a_x = h_incident[u] * R_RI(x, u);
+  f.a_y = h_incident[u] * R_RI(y, u);
+  f.a_w = h_incident[u] * R_RI(axis, u);
+  f.b_x = h_incident[v] * R_RI(x, v);
+  f.b_y = h_incident[v] * R_RI(y, v);
+  f.b_w = h_incident[v] * R_RI(axis, v);
+  f.q_x = {f.c_x + f.a_x + f.b_x, f.c_x - f.a_x + f.b_x, f.c_x - f.a_x - f.b_x,
+           f.c_x + f.a_x - f.b_x};
+  f.q_y = {f.c_y + f.a_y + f.b_y, f.c_y - f.a_y + f.b_y, f.c_y - f.a_y - f.b_y,
+           f.c_y + f.a_y - f.b_y};
+  f.q_w = {f.c_w + f.a_w + f.b_w, f.c_w - f.a_w + f.b_w, f.c_w - f.a_w - f.b_w,
+           f.c_w + f.a_w - f.b_w};
+}
+
+/// Face contact of two boxes in the reference box's frame R (see IncidentFace). Returns
+/// the vertices of the incident face's orthogonal projection onto the reference face
 /// clipped to that face (the rectangle |x| ≤ h_x, |y| ≤ h_y), each at its point of the incident
 /// face (w). This is the vertex set of Sutherland–Hodgman clipping (Sutherland & Hodgman 1974; as
 /// in Box2D's b2ClipPolygons and Bullet's btBoxBoxDetector), found without its branches: each
@@ -266,30 +303,14 @@ inline double half_inverse(double a) {
 /// and the rectangle's corners that lie inside the incident face are added. The selects and
 /// conditional stores keep the branch predictor out of it: which vertices exist is as random as
 /// the poses.
-void clip_incident_face(const Vec3& h_reference, int axis, double sign, const Mat3& R_RI,
-                        const Vec3& p_RI, const Vec3& h_incident, FacePolygon& polygon) {
-  int incident_axis = 0;
-  for (int j = 1; j < 3; ++j) {
-    if (std::abs(R_RI(axis, j)) > std::abs(R_RI(axis, incident_axis))) incident_axis = j;
-  }
-  const double face_side = sign * R_RI(axis, incident_axis) > 0.0 ? -1.0 : 1.0;
-  const int u = (incident_axis + 1) % 3, v = (incident_axis + 2) % 3;
+void clip_incident_face(const Vec3& h_reference, int axis, const IncidentFace& f,
+                        FacePolygon& polygon) {
   const int x = (axis + 1) % 3, y = (axis + 2) % 3;
   const double h_x = h_reference[x], h_y = h_reference[y];
-  // The incident face: centre c, half edges a (along its u) and b (along its v).
-  const double offset = face_side * h_incident[incident_axis];
-  const double c_x = p_RI[x] + offset * R_RI(x, incident_axis);
-  const double c_y = p_RI[y] + offset * R_RI(y, incident_axis);
-  const double c_w = p_RI[axis] + offset * R_RI(axis, incident_axis);
-  const double a_x = h_incident[u] * R_RI(x, u), a_y = h_incident[u] * R_RI(y, u),
-               a_w = h_incident[u] * R_RI(axis, u);
-  const double b_x = h_incident[v] * R_RI(x, v), b_y = h_incident[v] * R_RI(y, v),
-               b_w = h_incident[v] * R_RI(axis, v);
-  // Corners q_k in order around the face (c + a + b, c − a + b, c − a − b, c + a − b); edge k
-  // runs from q_k to q_k+1, along −2a, −2b, +2a, +2b.
-  const double q_x[4] = {c_x + a_x + b_x, c_x - a_x + b_x, c_x - a_x - b_x, c_x + a_x - b_x};
-  const double q_y[4] = {c_y + a_y + b_y, c_y - a_y + b_y, c_y - a_y - b_y, c_y + a_y - b_y};
-  const double q_w[4] = {c_w + a_w + b_w, c_w - a_w + b_w, c_w - a_w - b_w, c_w + a_w - b_w};
+  const double c_x = f.c_x, c_y = f.c_y, c_w = f.c_w, a_x = f.a_x, a_y = f.a_y, a_w = f.a_w,
+               b_x = f.b_x, b_y = f.b_y, b_w = f.b_w;
+  const std::array<double, 4>&q_x = f.q_x, &q_y = f.q_y, &q_w = f.q_w;
+  // Edge k runs from q_k to q_k+1, along −2a, −2b, +2a, +2b.
   const double d_x[4] = {-2.0 * a_x, -2.0 * b_x, 2.0 * a_x, 2.0 * b_x};
   const double d_y[4] = {-2.0 * a_y, -2.0 * b_y, 2.0 * a_y, 2.0 * b_y};
   const double d_w[4] = {-2.0 * a_w, -2.0 * b_w, 2.0 * a_w, 2.0 * b_w};
@@ -716,10 +737,19 @@ Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
   const double fb0 = std::abs(pb0) - hb0 - (A00 * ha0 + A10 * ha1 + A20 * ha2);
   const double fb1 = std::abs(pb1) - hb1 - (A01 * ha0 + A11 * ha1 + A21 * ha2);
   const double fb2 = std::abs(pb2) - hb2 - (A02 * ha0 + A12 * ha1 + A22 * ha2);
-  const double best_a = std::max(std::max(fa1, fa2), fa0);
-  const double best_b = std::max(std::max(fb1, fb2), fb0);
-  const int index_a = fa0 == best_a ? 0 : fa1 == best_a ? 1 : 2;
-  const int index_b = fb0 == best_b ? 3 : fb1 == best_b ? 4 : 5;
+  // Argmax by selects (maxsd, cmov), no branches; the first wins ties.
+  int index_a = 0;
+  double best_a = fa0;
+  index_a = fa1 > best_a ? 1 : index_a;
+  best_a = std::max(best_a, fa1);
+  index_a = fa2 > best_a ? 2 : index_a;
+  best_a = std::max(best_a, fa2);
+  int index_b = 3;
+  double best_b = fb0;
+  index_b = fb1 > best_b ? 4 : index_b;
+  best_b = std::max(best_b, fb1);
+  index_b = fb2 > best_b ? 5 : index_b;
+  best_b = std::max(best_b, fb2);
   const bool face_b_wins = best_b > best_a + tolerance_m;
   const double best = face_b_wins ? best_b : best_a;
   const int index = face_b_wins ? index_b : index_a;
@@ -733,14 +763,15 @@ Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
   // Edge (i, j), (i, k, l) and (j, m, n) cyclic: c = |p_l R_kj − p_k R_lj| − h_k A_lj − h_l A_kj −
   // hb_m X_ij − hb_n X_in; |u|² = R_kj² + R_lj². Key c|c|/|u|², increasing in c/|u|; −∞ when
   // parallel.
-  double scaled[9], length_squared[9], key[9];
+  double scaled[9], length_squared[9], num[9];
 #define CONTACTLAB_EDGE(I, J, Rkj, Rlj, Akj, Alj, pk, pl, hk, hl, Xij, Xin, hbm, hbn)            \
   {                                                                                              \
     const int e = 3 * I + J;                                                                     \
-    length_squared[e] = Rkj * Rkj + Rlj * Rlj;                                                   \
+    const double l2 = Rkj * Rkj + Rlj * Rlj;                                                     \
     scaled[e] = std::abs(pl * Rkj - pk * Rlj) - (hk * Alj + hl * Akj) - (hbm * Xij + hbn * Xin); \
-    key[e] = length_squared[e] > 1e-300 ? scaled[e] * std::abs(scaled[e]) / length_squared[e]    \
-                                        : -kInfinity;                                            \
+    const bool direction = l2 > 1e-300;                                                          \
+    num[e] = direction ? scaled[e] * std::abs(scaled[e]) : -1.0;                                 \
+    length_squared[e] = direction ? l2 : 0.0;                                                    \
   }
   CONTACTLAB_EDGE(0, 0, R10, R20, A10, A20, p1, p2, ha1, ha2, X00, X02, hb1, hb2)
   CONTACTLAB_EDGE(0, 1, R11, R21, A11, A21, p1, p2, ha1, ha2, X01, X00, hb2, hb0)
@@ -752,15 +783,17 @@ Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
   CONTACTLAB_EDGE(2, 1, R01, R11, A01, A11, p0, p1, ha0, ha1, X21, X20, hb2, hb0)
   CONTACTLAB_EDGE(2, 2, R02, R12, A02, A12, p0, p1, ha0, ha1, X22, X21, hb0, hb1)
 #undef CONTACTLAB_EDGE
-  // Max tree, then the first edge attaining it.
-  const double max_key =
-      std::max(std::max(std::max(key[0], key[1]), std::max(key[2], key[3])),
-               std::max(std::max(key[4], key[5]), std::max(std::max(key[6], key[7]), key[8])));
-  int best_edge = -1;
-  for (int e = 8; e >= 0; --e) best_edge = key[e] == max_key ? e : best_edge;
-  const double best_scaled = best_edge >= 0 ? scaled[best_edge] : 0.0;
-  const double best_length_squared = best_edge >= 0 ? length_squared[best_edge] : 0.0;
-  if (!(max_key > -kInfinity)) best_edge = -1;
+  // Tournament of depth 4 by integer selects: b beats a when num_b/|u_b|² > num_a/|u_a|², i.e.
+  // num_b·|u_a|² > num_a·|u_b|² (|u|² ≥ 0; an edge without direction has num −1 and |u|² 0, and
+  // never beats one with a direction). Ties keep the lower index.
+  auto winner = [&](int a, int b) {
+    return num[b] * length_squared[a] > num[a] * length_squared[b] ? b : a;
+  };
+  const int w01 = winner(0, 1), w23 = winner(2, 3), w45 = winner(4, 5), w67 = winner(6, 7);
+  int best_edge = winner(winner(winner(w01, w23), winner(w45, w67)), 8);
+  const double best_scaled = scaled[best_edge];
+  const double best_length_squared = length_squared[best_edge];
+  if (!(best_length_squared > 0.0)) best_edge = -1;
   Axis axis;
   axis.separation_m = best;
   if (index < 3) {
@@ -1490,23 +1523,55 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
   // points within r_A + r_B (+ the touching tolerance) of the reference plane, choose at most
   // max_points of them there, and bring only those to world.
   const bool reference_a = best.kind == AxisKind::face_a;
-  FacePolygon polygon;
-  int axis = 0;
-  double sign = 1.0;  // the reference face's outward normal is sign·e_axis in its box's frame
-  if (reference_a) {
-    axis = best.i;
-    sign = sign_of(p_AB[axis]);
-    clip_incident_face(h_a, axis, sign, R_AB, p_AB, h_b, polygon);
-  } else {
-    // Reference face on B, seen from B's frame: A's axes are the rows of R_AB.
-    axis = best.j;
-    const Mat3 R_BA = R_AB.transpose();
-    sign = R_AB.col(axis).dot(n_A) > 0.0 ? -1.0 : 1.0;  // B's face towards A
-    clip_incident_face(h_b, axis, sign, R_BA, -pair.p_B, h_a, polygon);
-  }
-  const double h_axis = (reference_a ? h_a : h_b)[axis];
-  const double keep_below_m = r_a + r_b + tolerance_m;
+  // The reference face's outward normal is sign·e_axis in the reference box's frame R; the
+  // incident box has axes R_RI (columns) and centre p_RI there.
+  const int axis = reference_a ? best.i : best.j;
+  const double sign = reference_a ? sign_of(p_AB[axis])
+                                  : (R_AB.col(axis).dot(n_A) > 0.0 ? -1.0 : 1.0);  // towards A
+  const Mat3 R_RI = reference_a ? R_AB : Mat3(R_AB.transpose());
+  const Vec3 p_RI = reference_a ? p_AB : Vec3(-pair.p_B);
+  const Vec3& h_reference = reference_a ? h_a : h_b;
+  const Vec3& h_incident = reference_a ? h_b : h_a;
+  const double h_axis = h_reference[axis];
   const int x = (axis + 1) % 3, y = (axis + 2) % 3;
+  const Pose& X_WR = reference_a ? X_WA : X_WB;
+  const Vec3 face_normal_W = sign * X_WR.R.col(axis);
+  const Vec3 normal_W = reference_a ? face_normal_W : Vec3(-face_normal_W);
+  // One point of the patch: the incident point at `height` above the reference face, and its foot
+  // on the face.
+  auto emit = [&](int c, const Vec3& incident_W, double height_m) {
+    const Vec3 on_face_W = incident_W - height_m * face_normal_W;
+    ContactGeometry& g = out.points[c];
+    // A's point first: on the reference face when it is A's, else the incident one.
+    g.point_a_W = reference_a ? on_face_W : incident_W;
+    g.point_b_W = reference_a ? incident_W : on_face_W;
+    g.normal_W = normal_W;
+    g.distance_m = height_m;
+    sweep(g, r_a, r_b);
+  };
+  IncidentFace face;
+  incident_face(axis, sign, R_RI, p_RI, h_incident, face);
+  if (max_points == 1) {
+    // Only the deepest point is wanted. The incident face's deepest corner (the first on a tie)
+    // has the least height over the face; when it lies over the reference face it is a vertex of
+    // the clipped patch, and the deepest one (the same numbers as the clip's): no clipping.
+    int deepest = 0;
+    for (int k = 1; k < 4; ++k) {
+      deepest = sign * face.q_w[k] < sign * face.q_w[deepest] ? k : deepest;
+    }
+    if (std::abs(face.q_x[deepest]) <= h_reference[x] &&
+        std::abs(face.q_y[deepest]) <= h_reference[y]) {
+      emit(0,
+           Vec3(X_WR.p + face.q_x[deepest] * X_WR.R.col(x) + face.q_y[deepest] * X_WR.R.col(y) +
+                face.q_w[deepest] * X_WR.R.col(axis)),
+           sign * face.q_w[deepest] - h_axis);
+      out.count = 1;
+      return;
+    }
+  }
+  FacePolygon polygon;
+  clip_incident_face(h_reference, axis, face, polygon);
+  const double keep_below_m = r_a + r_b + tolerance_m;
   // The candidates: vertices within keep_below_m of the reference plane, in its tangent plane.
   std::array<Vec3, kMaxCandidates> tangential;
   std::array<double, kMaxCandidates> distance_m;
@@ -1541,21 +1606,12 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
   std::array<int, max_manifold_points> chosen;
   out.count =
       choose_patch_points(tangential, distance_m, kept, n_reference, max_points, size_m, chosen);
-  const Pose& X_WR = reference_a ? X_WA : X_WB;
-  const Vec3 face_normal_W = sign * X_WR.R.col(axis);
-  const Vec3 normal_W = reference_a ? face_normal_W : Vec3(-face_normal_W);
   for (int c = 0; c < out.count; ++c) {
     const int k = vertex[chosen[c]];
-    const Vec3 incident_W = X_WR.p + polygon.x[k] * X_WR.R.col(x) + polygon.y[k] * X_WR.R.col(y) +
-                            polygon.w[k] * X_WR.R.col(axis);
-    const Vec3 on_face_W = incident_W - heights_m[k] * face_normal_W;
-    ContactGeometry& g = out.points[c];
-    // A's point first: on the reference face when it is A's, else the incident one.
-    g.point_a_W = reference_a ? on_face_W : incident_W;
-    g.point_b_W = reference_a ? incident_W : on_face_W;
-    g.normal_W = normal_W;
-    g.distance_m = heights_m[k];
-    sweep(g, r_a, r_b);
+    emit(c,
+         Vec3(X_WR.p + polygon.x[k] * X_WR.R.col(x) + polygon.y[k] * X_WR.R.col(y) +
+              polygon.w[k] * X_WR.R.col(axis)),
+         heights_m[k]);
   }
 }
 
