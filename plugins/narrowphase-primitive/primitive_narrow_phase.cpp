@@ -1718,7 +1718,7 @@ bool PrimitiveNarrowPhase::supports(ShapeType a, ShapeType b) const {
 
 void PrimitiveNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                                  NarrowPhaseCache& cache, ContactManifold& manifold) {
-  // Only box–box keeps a warm start in the cache (its last separating normal).
+  // Only box–box keeps a warm start in the cache (its last closest feature pair and normal).
   if (solve_in_order(a, X_WA, b, X_WB, max_points_, &cache, manifold)) return;
   // B–A order: solve with the roles exchanged, then exchange them back.
   if (solve_in_order(b, X_WB, a, X_WA, max_points_, &cache, manifold)) {

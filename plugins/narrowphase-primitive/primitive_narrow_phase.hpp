@@ -89,23 +89,35 @@ void cylinder_half_space(const Shape& cylinder, const Pose& X_WA, const Shape& h
 /// - Penetrating or touching: separating-axis test over the 15 axes (3 + 3 face normals, 9 edge
 ///   cross products; Gottschalk, Lin & Manocha 1996): the smallest overlap is the exact depth,
 ///   because every face normal of the Minkowski difference is one of these axes. Ties prefer A's
-///   faces, then B's faces, then edges (within 1e-12 of the boxes' size). A face axis gives the
-///   clipped contact polygon of the reference face and the most anti-parallel (incident) face of
-///   the other box (Sutherland–Hodgman; as in Box2D and Bullet's box–box), reduced to max_points;
-///   an edge axis gives one point between the two edges.
-/// - Separated cores (separated along the centre direction or along the best axis by more than
-///   1e-12 of the boxes' size): the exact distance, bracketed between lower bounds (the
-///   separation along a direction) and upper bounds (a corner and its closest point on the other
-///   box, or two edges joined along their common perpendicular), first from the centre direction
-///   without the separating-axis test. The bracket closes to 64 ε of the coordinates' magnitude
-///   in two steps when a corner is among the closest points; otherwise it prunes an exhaustive
-///   search over corners and edge pairs. The normal is exact when a face normal or an edge-pair
-///   axis realises the distance. One point — unless smoothing radii make the boxes touch through
-///   a face that realises the distance: then the face patch as above.
+///   faces, then B's faces, then edges (within 1e-12 of the boxes' size). The nine edge
+///   separations c/|u| are compared through c·|c|/|u|² without square roots; only the winner's
+///   axis is normalised. A face axis gives the contact polygon of the reference face and the most
+///   anti-parallel (incident) face of the other box — the vertices of Sutherland–Hodgman clipping
+///   (as in Box2D and Bullet's box–box), found by slab tests of the incident edges against the
+///   reference rectangle (Liang–Barsky) plus the rectangle's corners inside the incident face —
+///   reduced to max_points; with max_points 1, the incident face's deepest corner when it lies
+///   over the reference face (the same point, without clipping). An edge axis gives one point
+///   between the two edges.
+/// - Separated cores (separated by more than 1e-12 of the boxes' size): the exact distance, to
+///   64 ε of the coordinates' magnitude relative to A. First the support corners along the
+///   direction between the centres (A's along it, B's against it), each with its closest point on
+///   the other box; the closer pair is the answer when the separation along its own direction —
+///   a lower bound of the distance — reaches its length (a certificate; it is the closest pair
+///   whenever it contains one of these corners). This is computed in world axes relative to one
+///   box's centre, without forming the boxes' relative rotation. Otherwise the distance is
+///   bracketed between lower bounds (the separation along a direction) and upper bounds (a
+///   corner and its closest point on the other box, or two edges joined along their common
+///   perpendicular), from the centre direction or else from the best axis of the test above. The
+///   bracket closes in two steps when a corner is among the closest points; otherwise it prunes
+///   an exhaustive search over corners and edge pairs. The normal is exact when a face normal or
+///   an edge-pair axis realises the distance. One point — unless smoothing radii make the boxes
+///   touch through a face that realises the distance: then the face patch as above.
 ///
-/// `cache` (optional, the pair's NarrowPhaseCache): the normal of this pair's last separated
-/// answer, in A's frame, is tried first and kept up to date (temporal coherence: when the boxes
-/// have moved little it brackets the distance at once). The answer is exact with or without it.
+/// `cache` (optional, the pair's NarrowPhaseCache): the closest feature pair of this pair's last
+/// separated answer (a corner of either box, or two edges) and its normal in A's frame. The
+/// feature pair is tried first under the same certificate (temporal coherence: while the same
+/// corner stays closest, no search is needed), then the normal as the start of the bracket. Any
+/// cache contents are safe: the answer is exact with or without it.
 void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
              ContactManifold& out, NarrowPhaseCache* cache = nullptr);
 
