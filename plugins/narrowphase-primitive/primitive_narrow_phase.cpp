@@ -266,8 +266,9 @@ struct IncidentFace {
   std::array<double, 4> q_x, q_y, q_w;
 };
 
-void incident_face(int axis, double sign, const Mat3& R_RI, const Vec3& p_RI,
-                   const Vec3& h_incident, IncidentFace& f) {
+[[gnu::always_inline]] inline void incident_face(int axis, double sign, const Mat3& R_RI,
+                                                 const Vec3& p_RI, const Vec3& h_incident,
+                                                 IncidentFace& f) {
   int incident_axis = 0;
   for (int j = 1; j < 3; ++j) {
     if (std::abs(R_RI(axis, j)) > std::abs(R_RI(axis, incident_axis))) incident_axis = j;
@@ -303,8 +304,8 @@ void incident_face(int axis, double sign, const Mat3& R_RI, const Vec3& p_RI,
 /// and the rectangle's corners that lie inside the incident face are added. The selects and
 /// conditional stores keep the branch predictor out of it: which vertices exist is as random as
 /// the poses.
-void clip_incident_face(const Vec3& h_reference, int axis, const IncidentFace& f,
-                        FacePolygon& polygon) {
+[[gnu::always_inline]] inline void clip_incident_face(const Vec3& h_reference, int axis,
+                                                      const IncidentFace& f, FacePolygon& polygon) {
   const int x = (axis + 1) % 3, y = (axis + 2) % 3;
   const double h_x = h_reference[x], h_y = h_reference[y];
   const double c_x = f.c_x, c_y = f.c_y, c_w = f.c_w, a_x = f.a_x, a_y = f.a_y, a_w = f.a_w,
@@ -717,7 +718,7 @@ double edge_separation(const BoxPairInA& pair, int i, int j) {
 /// which increases with them: one division each and no square root; only the winner's is
 /// normalised. Keys of edges within rounding of parallel (|u|² ≤ 1e-300) are −∞; a key also
 /// underflows to 0 when |u|² < ~1e-150 (turns below ~1e-75 rad, far below any physical meaning).
-Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
+[[gnu::always_inline]] inline Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
   const Mat3& R = pair.R;
   const double R00 = R(0, 0), R01 = R(0, 1), R02 = R(0, 2);
   const double R10 = R(1, 0), R11 = R(1, 1), R12 = R(1, 2);
@@ -892,8 +893,10 @@ inline int smallest_component(const Vec3& v) {
 /// (A's frame; each middle has 0 for its own edge's coordinate), when they are interior to both
 /// edges. As in closest_segment_points: s on A's edge from the cross products with the exact
 /// common perpendicular u = e_i × b_j, and B's point as the projection of A's onto B's line.
-bool interior_edge_points(const BoxPairInA& pair, int i, const Vec3& middle_a, int j,
-                          const Vec3& middle_b, Vec3& on_a, Vec3& on_b) {
+[[gnu::always_inline]] inline bool interior_edge_points(const BoxPairInA& pair, int i,
+                                                        const Vec3& middle_a, int j,
+                                                        const Vec3& middle_b, Vec3& on_a,
+                                                        Vec3& on_b) {
   const int k = (i + 1) % 3, l = (i + 2) % 3;
   const Vec3 b = pair.R.col(j);
   const double u_k = -b[l], u_l = b[k];
@@ -931,8 +934,8 @@ constexpr int kFeatureEdges = 16;
 constexpr int kFeatureCount = kFeatureEdges + 9 * 64;
 
 /// B's corner `bits` (corner_b in A's frame) and its closest point on A.
-inline void offer_corner_of_b(const BoxPairInA& pair, const Vec3& corner_b, int bits,
-                              PairCandidate& best) {
+[[gnu::always_inline]] inline void offer_corner_of_b(const BoxPairInA& pair, const Vec3& corner_b,
+                                                     int bits, PairCandidate& best) {
   const Vec3 on_a = clamp_to_box(corner_b, pair.h_a);
   const Vec3 gap = corner_b - on_a;
   const double d2 = gap.squaredNorm();
@@ -940,8 +943,8 @@ inline void offer_corner_of_b(const BoxPairInA& pair, const Vec3& corner_b, int 
 }
 
 /// A's corner `bits` and its closest point on B, found in B's frame.
-inline void offer_corner_of_a(const BoxPairInA& pair, const Vec3& corner_a, int bits,
-                              PairCandidate& best) {
+[[gnu::always_inline]] inline void offer_corner_of_a(const BoxPairInA& pair, const Vec3& corner_a,
+                                                     int bits, PairCandidate& best) {
   const Vec3 corner_a_B = transpose_times(pair.R, corner_a) - pair.p_B;
   const Vec3 on_b_B = clamp_to_box(corner_a_B, pair.h_b);
   const Vec3 gap_B = on_b_B - corner_a_B;
@@ -990,7 +993,7 @@ void offer_feature(const BoxPairInA& pair, int feature, PairCandidate& best) {
 
 /// The unit direction of a candidate and its length (for a corner the direction is the gap, whose
 /// length is the candidate's distance).
-inline Vec3 unit_direction(const PairCandidate& c) {
+[[gnu::always_inline]] inline Vec3 unit_direction(const PairCandidate& c) {
   return c.direction / std::sqrt(c.direction.squaredNorm());
 }
 
@@ -1105,9 +1108,10 @@ struct CornerAgainstBox {
 };
 
 /// The corner of C with signs `signs` (±1 per axis of C), C at d_W from F's centre.
-inline void corner_against_box(const Mat3& R_WC, const Vec3& h_c, const Vec3& signs,
-                               const Mat3& R_WF, const Vec3& h_f, const Vec3& d_W,
-                               CornerAgainstBox& out) {
+[[gnu::always_inline]] inline void corner_against_box(const Mat3& R_WC, const Vec3& h_c,
+                                                      const Vec3& signs, const Mat3& R_WF,
+                                                      const Vec3& h_f, const Vec3& d_W,
+                                                      CornerAgainstBox& out) {
   out.corner_W = d_W + times(R_WC, signs.cwiseProduct(h_c));
   const Vec3 corner_F = transpose_times(R_WF, out.corner_W);
   out.gap_F = corner_F - clamp_to_box(corner_F, h_f);
@@ -1119,9 +1123,11 @@ inline void corner_against_box(const Mat3& R_WC, const Vec3& h_c, const Vec3& si
 /// distance), reaches their distance within certify_m. Also gives that direction (unit, from F to
 /// C, world axes), the gap in world axes and the distance. A corner touching F (no direction)
 /// gives NaN, which is not certified.
-inline bool certify_corner(const CornerAgainstBox& c, const Mat3& R_WC, const Vec3& h_c,
-                           const Mat3& R_WF, const Vec3& h_f, const Vec3& d_W, double certify_m,
-                           Vec3& gap_W, Vec3& normal_W, double& distance_m) {
+[[gnu::always_inline]] inline bool certify_corner(const CornerAgainstBox& c, const Mat3& R_WC,
+                                                  const Vec3& h_c, const Mat3& R_WF,
+                                                  const Vec3& h_f, const Vec3& d_W,
+                                                  double certify_m, Vec3& gap_W, Vec3& normal_W,
+                                                  double& distance_m) {
   distance_m = std::sqrt(c.distance_squared_m2);
   const double inverse = 1.0 / distance_m;
   gap_W = times(R_WF, c.gap_F);
