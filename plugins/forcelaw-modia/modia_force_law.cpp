@@ -73,10 +73,16 @@ double ModiaForceLaw::damping_s_per_m(const ContactKinematics& contact) const {
   return std::min(d_max_s_per_m_, 8.0 * (1.0 - cor_reg) / (5.0 * cor_reg * start_speed));
 }
 
+void ModiaForceLaw::on_birth(const ContactKinematics& contact, LawMemory& memory) const {
+  memory.data[0] = damping_s_per_m(contact);
+  memory.mode = 1;
+}
+
 double ModiaForceLaw::normal_force(const ContactKinematics& contact,
-                                   const ContactState& /*state*/) const {
+                                   const ContactState& state) const {
   require_hertz_inputs(contact, "modia force law", radius_name);
-  const double d = damping_s_per_m(contact);
+  // The d stored at birth, or (memory not initialised) computed here from the same inputs.
+  const double d = state.law.mode == 1 ? state.law.data[0] : damping_s_per_m(contact);
   // The host calls this only while δ > 0; the max guards δ^{3/2} against a stray negative δ.
   const double delta_m = std::max(0.0, contact.penetration_m);
   const double hertz_N = (4.0 / 3.0) * contact.effective_modulus_Pa *

@@ -43,6 +43,9 @@ class ModiaForceLaw final : public ForceLaw {
   double regularized_restitution(double restitution, double impact_velocity_m_per_s) const;
   /// d of eq. 7.13 [s/m] for this contact's material and impact velocity.
   double damping_s_per_m(const ContactKinematics& contact) const;
+  /// Stores d in memory.data[0] (mode 1): it depends only on the pair's restitution and the impact
+  /// velocity, both fixed for the contact's life, so normal_force() need not recompute the exp.
+  void on_birth(const ContactKinematics& contact, LawMemory& memory) const override;
 
  private:
   double stiffness_scale_;

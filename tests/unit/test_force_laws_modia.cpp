@@ -270,3 +270,21 @@ TEST_CASE(
               .epsilon(1e-7));
   }
 }
+
+TEST_CASE(
+    "modia: on_birth stores d of eq. 7.13 (mode 1) and normal_force with that memory equals the "
+    "force computed from scratch (1e-15 relative)") {
+  const ModiaForceLaw law(ParameterValues::defaults(ModiaForceLaw::schema(), {}));
+  for (double impact : {0.001, 0.05, 1.0, 7.0}) {
+    for (double cor : {0.2, 0.7, 1.0}) {
+      const ContactKinematics birth = steel_contact(0.0, impact, impact, cor);
+      contactlab::ContactState state;
+      law.on_birth(birth, state.law);
+      CHECK(state.law.mode == 1);
+      CHECK(state.law.data[0] == law.damping_s_per_m(birth));
+      const ContactKinematics later = steel_contact(2e-5, -0.3 * impact, impact, cor);
+      CHECK(law.normal_force(later, state) ==
+            Approx(law.normal_force(later, contactlab::ContactState{})).epsilon(1e-15));
+    }
+  }
+}
