@@ -110,6 +110,7 @@ struct MultibodyTree::Node {
   int parent = -1;
   int q_offset = 0, v_offset = 0, nq = 0, nv = 0;
   bool welded_to_world = false;  ///< fixed joints only down from the world: never moves
+  bool prescribed = false;       ///< hybrid dynamics: v̇ of this joint is given
   const Joint* joint = nullptr;
   Pose X_PJ;
   Matrix6 inertia = Matrix6::Zero();  ///< rigid-body spatial inertia, B coordinates
@@ -154,6 +155,7 @@ MultibodyTree::MultibodyTree(std::vector<MultibodyBody> bodies) : bodies_(std::m
     nq_ += node.nq;
     nv_ += node.nv;
     node.X_PJ = body.X_PJ;
+    node.prescribed = body.prescribed && node.nv > 0;
     node.welded_to_world =
         node.nv == 0 &&
         (node.parent < 0 || nodes_[static_cast<std::size_t>(node.parent)].welded_to_world);
@@ -385,6 +387,14 @@ void MultibodyTree::forward_dynamics(std::span<const double> q, std::span<const 
     if (node.nv == 0) {
       Ia = node.IA;
       pa = node.f + node.IA * node.c;
+    } else if (node.prescribed) {
+      // A joint of known acceleration passes the subtree on rigidly, with the force that its
+      // motion S·v̇ takes (Featherstone 2008 §9.2).
+      Vector6 known = node.c;
+      for (int k = 0; k < node.nv; ++k)
+        known += node.S.col(k) * v_dot[static_cast<std::size_t>(node.v_offset + k)];
+      Ia = node.IA;
+      pa = node.f + node.IA * known;
     } else if (node.nv == 1) {
       const auto s = node.S.col(0);
       const Vector6 U = node.IA * s;
@@ -429,7 +439,9 @@ void MultibodyTree::forward_dynamics(std::span<const double> q, std::span<const 
     node.a = motion_to_child(node.R_PB, node.p_PB, a_parent) + node.c;
     if (node.nv == 0) continue;
     const std::size_t vi = static_cast<std::size_t>(node.v_offset);
-    if (node.nv == 1) {
+    if (node.prescribed) {
+      for (int k = 0; k < node.nv; ++k) node.a += node.S.col(k) * v_dot[vi + k];
+    } else if (node.nv == 1) {
       const double vd = node.D_inv(0, 0) * (node.u(0) - node.U.col(0).dot(node.a));
       v_dot[vi] = vd;
       node.a += node.S.col(0) * vd;

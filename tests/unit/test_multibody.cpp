@@ -598,7 +598,8 @@ TEST_CASE(
     external.force_W = random_vector(rng, 5.0);
     external.torque_Bo_W = random_vector(rng, 2.0);
 
-    // Reference: core/src/simulation.cpp, compute_forces (gravity) + compute_accelerations.
+    // Reference: Newton–Euler of one body about its origin (the simulation's per-body equations
+    // before it ran on the tree).
     const double m = mass.mass_kg;
     const Vec3 c = X_WB.R * mass.p_BCm;
     const Mat3 I_c = X_WB.R * mass.inertia_Cm_B * X_WB.R.transpose();
@@ -691,6 +692,73 @@ TEST_CASE(
     const Pose X_WB = welded.pose_WB(0) * X_AB;
     CHECK((welded.pose_WB(1).p - X_WB.p).norm() <= 1e-14);
     CHECK((welded.pose_WB(1).R - X_WB.R).norm() <= 1e-14);
+  }
+}
+
+TEST_CASE(
+    "multibody: hybrid dynamics (prescribed joint accelerations) equals the partitioned CRBA "
+    "solve M_ff v_dot_f = tau_f - c_f - M_fp v_dot_p within 1e-10 relative, keeps the given "
+    "v_dot_p exactly and allocates nothing",
+    "[multibody]") {
+  std::mt19937_64 rng(31);
+  for (const bool free_root : {true, false}) {
+    // Prescribe the root, an inner joint with children (4: universal ← 1) and a leaf (5).
+    std::vector<MultibodyBody> bodies = mixed_tree(rng, free_root);
+    for (const std::size_t i : {std::size_t{0}, std::size_t{4}, std::size_t{5}})
+      bodies[i].prescribed = true;
+    MultibodyTree tree(std::move(bodies));
+    std::vector<bool> is_prescribed(static_cast<std::size_t>(tree.nv()), false);
+    for (std::size_t i = 0; i < tree.body_count(); ++i)
+      for (int k = 0; k < tree.body_nv(i); ++k)
+        is_prescribed[static_cast<std::size_t>(tree.v_offset(i) + k)] = tree.body(i).prescribed;
+    std::vector<int> free_index, prescribed_index;
+    for (int k = 0; k < tree.nv(); ++k)
+      (is_prescribed[static_cast<std::size_t>(k)] ? prescribed_index : free_index).push_back(k);
+    REQUIRE(!free_index.empty());
+    REQUIRE(!prescribed_index.empty());
+    for (int trial = 0; trial < 10; ++trial) {
+      const State s = random_state(tree, rng);
+      VectorXd tau(tree.nv());
+      for (int k = 0; k < tree.nv(); ++k) tau[k] = uniform(rng, -5.0, 5.0);
+      const auto external = random_wrenches(tree.body_count(), rng);
+      VectorXd v_dot(tree.nv());
+      for (int k = 0; k < tree.nv(); ++k) v_dot[k] = uniform(rng, -3.0, 3.0);  // inputs where p
+      const VectorXd given = v_dot;
+      // Reference from M and c: the free rows of M·v̇ + c = τ with the prescribed v̇ known.
+      const MatrixXd M = mass_matrix(tree, s.q);
+      VectorXd c(tree.nv());
+      tree.bias_forces(span_of(s.q), span_of(s.v), kGravity, external, span_of(c));
+      const auto nf = static_cast<Eigen::Index>(free_index.size());
+      MatrixXd M_ff(nf, nf);
+      VectorXd rhs(nf);
+      for (Eigen::Index a = 0; a < nf; ++a) {
+        const int i = free_index[static_cast<std::size_t>(a)];
+        rhs[a] = tau[i] - c[i];
+        for (const int p : prescribed_index) rhs[a] -= M(i, p) * given[p];
+        for (Eigen::Index b = 0; b < nf; ++b)
+          M_ff(a, b) = M(i, free_index[static_cast<std::size_t>(b)]);
+      }
+      const VectorXd reference = M_ff.llt().solve(rhs);
+
+      multibody_allocations = 0;
+      multibody_count_allocations = true;
+      tree.forward_dynamics(span_of(s.q), span_of(s.v), span_of(tau), kGravity, external,
+                            span_of(v_dot));
+      multibody_count_allocations = false;
+#ifndef CONTACTLAB_TEST_NO_MALLOC_COUNT
+      CHECK(multibody_allocations == 0);
+#endif
+      VectorXd result(nf);
+      for (Eigen::Index a = 0; a < nf; ++a)
+        result[a] = v_dot[free_index[static_cast<std::size_t>(a)]];
+      CHECK((result - reference).norm() <= 1e-10 * reference.norm());
+      for (const int p : prescribed_index) CHECK(v_dot[p] == given[p]);
+      // The joint forces that realise the motion: RNEA(v̇) equals τ on the free joints.
+      VectorXd tau_back(tree.nv());
+      tree.inverse_dynamics(span_of(s.q), span_of(s.v), span_of(v_dot), kGravity, external,
+                            span_of(tau_back));
+      for (const int f : free_index) CHECK(std::abs(tau_back[f] - tau[f]) <= 1e-9 * tau.norm());
+    }
   }
 }
 

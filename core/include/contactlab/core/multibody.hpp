@@ -50,6 +50,10 @@ struct MultibodyBody {
   /// Mass, COM p_BCm in B and inertia about the COM in B's axes. Ignored (may be infinite) for
   /// bodies welded to the world through fixed joints only; finite and mass ≥ 0 otherwise.
   MassProperties mass;
+  /// The joint's acceleration is prescribed (a driven joint): forward_dynamics reads it from
+  /// v_dot instead of solving for it and ignores its τ (hybrid dynamics, Featherstone 2008
+  /// §9.2). Other functions treat the joint as usual.
+  bool prescribed = false;
 };
 
 /// External wrench on one body: force and torque about the body origin, world axes (what the
@@ -103,7 +107,8 @@ class MultibodyTree {
                         std::span<const BodyWrench> external, std::span<double> tau);
   /// v̇ = M⁻¹·(τ − c) by the articulated-body algorithm, O(n). Throws SimulationError when a
   /// joint's articulated inertia is not positive definite (a subtree without mass or inertia
-  /// along the joint's motion).
+  /// along the joint's motion). Hybrid dynamics when bodies are `prescribed`: their entries of
+  /// v_dot are inputs (kept), the others solve M_ff·v̇_f = τ_f − c_f − M_fp·v̇_p.
   void forward_dynamics(std::span<const double> q, std::span<const double> v,
                         std::span<const double> tau, const Vec3& gravity_W,
                         std::span<const BodyWrench> external, std::span<double> v_dot);
