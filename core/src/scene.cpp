@@ -4,7 +4,9 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <map>
 #include <numbers>
 #include <set>
 #include <sstream>
@@ -16,6 +18,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
+
+/// `parent: world` (the default) hangs a body from the world frame.
+const std::string world_name = "world";
 
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
   std::string out;
@@ -302,7 +307,9 @@ bool collision_admitted(const Scene& scene, std::size_t geometry_a, std::size_t 
   const GeometryModel& a = scene.geometries[geometry_a];
   const GeometryModel& b = scene.geometries[geometry_b];
   if (a.body == b.body) return false;
-  if (!scene.bodies[a.body].moves() && !scene.bodies[b.body].moves()) return false;
+  const BodyModel& body_a = scene.bodies[a.body];
+  const BodyModel& body_b = scene.bodies[b.body];
+  if (!body_a.moves() && !body_b.moves()) return false;
   return (a.groups & b.collides_with) != 0 && (b.groups & a.collides_with) != 0;
 }
 
@@ -440,36 +447,62 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
                                         PluginKind::integrator, registry, base_directory);
 
   // --- bodies and geometries ---
+  // Pass 1, in the order written: names, parents, joints, joint placements, geometry. Pass 2, in
+  // topological order (a parent before its children): mobility, mass properties, initial state.
   ConfigNode& bodies = top.required("bodies");
   if (!bodies.is_sequence() || bodies.size() == 0)
     fail_at(bodies, "must be a non-empty list of bodies");
-  std::set<std::string> body_names, geometry_names;
+  std::set<std::string> geometry_names;
+  std::map<std::string, std::size_t> body_index;  // name → index as written
   std::vector<std::string> solid_names;
   for (const auto& [name, solid] : scene.materials.solids) solid_names.push_back(name);
   std::vector<const ConfigNode*> geometry_nodes;
   // collides_with may name groups declared by later geometries: resolved after all are read.
   std::vector<std::pair<std::size_t, ConfigNode*>> collides_with_nodes;
 
+  struct WrittenBody {
+    BodyModel model;
+    std::shared_ptr<Joint> joint;
+    ConfigNode* node = nullptr;
+    ConfigNode* parent_node = nullptr;  ///< `parent:` (null: the world)
+    std::string parent_name;
+    bool has_placement = false;
+  };
+  std::vector<WrittenBody> written(bodies.size());
+  std::deque<MapReader> readers;  // kept until pass 2 has read every key
+
   for (std::size_t b = 0; b < bodies.size(); ++b) {
     ConfigNode& body_node = bodies.at(b);
-    MapReader reader(body_node);
-    BodyModel body;
+    MapReader& reader = readers.emplace_back(body_node);
+    WrittenBody& entry = written[b];
+    BodyModel& body = entry.model;
+    entry.node = &body_node;
     ConfigNode& name_node = reader.required("name");
     body.name = as_string(name_node);
-    if (!body_names.insert(body.name).second)
+    if (body.name == world_name)
+      fail_at(name_node, "the body name 'world' is reserved for the world frame (`parent: world`)");
+    if (!body_index.emplace(body.name, b).second)
       fail_at(name_node, "body name '" + body.name + "' is used twice");
+    if (ConfigNode* parent = reader.optional("parent")) {
+      entry.parent_name = as_string(*parent);
+      if (entry.parent_name != world_name) entry.parent_node = parent;
+    }
 
     body.joint = read_plugin_choice(ensure_choice(body_node, "joint", "free"), PluginKind::joint,
                                     registry, base_directory);
     reader.has("joint");
-    auto joint = registry.create<Joint>(*body.joint.info, body.joint.params);
-    body.nq = joint->nq();
-    body.nv = joint->nv();
+    entry.joint = registry.create<Joint>(*body.joint.info, body.joint.params);
+    body.nq = entry.joint->nq();
+    body.nv = entry.joint->nv();
     if (body.nv < 0 || body.nv > 6 || body.nq < 0 || body.nq < body.nv)
       throw PluginError(
           "joint '" + body.joint.type + "' from '" + body.joint.info->library_path.string() +
           "' reports nq = " + std::to_string(body.nq) + ", nv = " + std::to_string(body.nv) +
           "; a joint has 0 ≤ nv ≤ 6 and nq ≥ nv");
+    if (ConfigNode* placement = reader.optional("joint_placement")) {
+      body.X_PJ = read_pose(*placement);
+      entry.has_placement = true;
+    }
 
     // Geometry.
     if (ConfigNode* geometry_list = reader.optional("geometry")) {
@@ -482,7 +515,7 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
         geometry.name = as_string(geometry_name);
         if (!geometry_names.insert(geometry.name).second)
           fail_at(geometry_name, "geometry name '" + geometry.name + "' is used twice");
-        geometry.body = b;
+        geometry.body = b;  // the index as written; renumbered after the topological sort
         geometry.shape = read_shape(gr.required("shape"), scene, base_directory);
         if (ConfigNode* pose = gr.optional("pose")) geometry.X_BG = read_pose(*pose);
         ConfigNode& material = gr.required("material");
@@ -515,6 +548,78 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
         geometry_nodes.push_back(&geometry_node);
       }
     }
+  }
+
+  // Topological order: every body after its parent; bodies already in such an order keep it.
+  std::vector<std::size_t> order;  // written indices
+  {
+    std::vector<std::string> names;
+    for (const WrittenBody& entry : written) names.push_back(entry.model.name);
+    std::vector<int> parent_of(written.size(), -1);
+    for (std::size_t b = 0; b < written.size(); ++b) {
+      const WrittenBody& entry = written[b];
+      if (!entry.parent_node) continue;
+      auto found = body_index.find(entry.parent_name);
+      if (found == body_index.end()) {
+        const std::string suggestion = did_you_mean(entry.parent_name, names);
+        fail_at(
+            *entry.parent_node,
+            "body '" + entry.model.name + "' names an unknown parent '" + entry.parent_name + "'" +
+                (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+                "; a parent is `world` (the default) or one of the bodies: " + join(names, ", "));
+      }
+      parent_of[b] = static_cast<int>(found->second);
+    }
+    enum class Mark { none, on_path, done };
+    std::vector<Mark> mark(written.size(), Mark::none);
+    for (std::size_t start = 0; start < written.size(); ++start) {
+      // Walk up to the first ancestor already placed (or the world), then place the path from
+      // the top down.
+      std::vector<std::size_t> path;
+      int b = static_cast<int>(start);
+      while (b >= 0 && mark[static_cast<std::size_t>(b)] != Mark::done) {
+        const auto u = static_cast<std::size_t>(b);
+        if (mark[u] == Mark::on_path) {
+          std::string cycle = names[u];
+          for (int k = parent_of[u]; k != b; k = parent_of[static_cast<std::size_t>(k)])
+            cycle += " → " + names[static_cast<std::size_t>(k)];
+          cycle += " → " + names[u];
+          fail_at(*written[u].parent_node,
+                  "body '" + names[u] + "' is its own ancestor: the parents form a cycle (" +
+                      cycle + "); bodies form a tree whose roots hang from the world");
+        }
+        mark[u] = Mark::on_path;
+        path.push_back(u);
+        b = parent_of[u];
+      }
+      for (auto it = path.rbegin(); it != path.rend(); ++it) {
+        mark[*it] = Mark::done;
+        order.push_back(*it);
+      }
+    }
+    std::vector<int> new_index(written.size(), -1);
+    for (std::size_t i = 0; i < order.size(); ++i) new_index[order[i]] = static_cast<int>(i);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const int parent = parent_of[order[i]];
+      written[order[i]].model.parent =
+          parent < 0 ? -1 : new_index[static_cast<std::size_t>(parent)];
+    }
+    for (GeometryModel& geometry : scene.geometries)
+      geometry.body = static_cast<std::size_t>(new_index[geometry.body]);
+  }
+
+  // Pass 2. The realised world state of each placed body, for its children's relative state.
+  std::vector<Pose> X_WB_of(order.size());
+  std::vector<Vec3> v_WBo_of(order.size()), w_WB_of(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    WrittenBody& entry = written[order[i]];
+    MapReader& reader = readers[order[i]];
+    ConfigNode& body_node = *entry.node;
+    BodyModel body = std::move(entry.model);
+    const Joint& joint = *entry.joint;
+    const bool has_parent = body.parent >= 0;
+    const auto parent = static_cast<std::size_t>(body.parent);
+    body.mobile = body.nv > 0 || (has_parent && scene.bodies[parent].mobile);
 
     // Mass properties: given, or from geometry and density.
     if (ConfigNode* mass_node = reader.optional("mass")) {
@@ -529,7 +634,7 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
                 "must be [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] about the "
                 "centre of mass, body axes");
       std::vector<double> I;
-      for (std::size_t i = 0; i < inertia.size(); ++i) I.push_back(as_real(inertia.at(i)));
+      for (std::size_t k = 0; k < inertia.size(); ++k) I.push_back(as_real(inertia.at(k)));
       if (I.size() == 3) I.insert(I.end(), {0.0, 0.0, 0.0});
       body.mass.inertia_Cm_B << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
       Eigen::SelfAdjointEigenSolver<Mat3> eigen(body.mass.inertia_Cm_B);
@@ -544,18 +649,22 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
       for (std::size_t g : body.geometries) {
         const GeometryModel& geometry = scene.geometries[g];
         if (geometry.shape.type == ShapeType::half_space)
-          fail_at(*geometry_nodes[g], "a half_space has infinite mass; put it on a fixed body");
+          fail_at(*geometry_nodes[g],
+                  "a half_space has infinite mass; put it on a body welded to the world (a "
+                  "fixed joint whose parents, if any, are fixed too)");
         const double density = scene.materials.solids.at(geometry.material).density_kg_per_m3;
         const MassProperties part = shape_mass_properties(geometry.shape, density);
         total += part.mass_kg;
         first_moment += part.mass_kg * geometry.X_BG.transform_point(part.p_BCm);
       }
-      if (!(total > 0.0))
+      // A massless body is refused when its own joint moves it; one welded to a moving parent
+      // (nv = 0) may be a massless frame.
+      if (!(total > 0.0) && body.nv > 0)
         fail_at(body_node, "body '" + body.name +
                                "' has zero mass: give it geometry with a material, or a `mass:` "
                                "entry with mass_kg and inertia_kg_m2");
       body.mass.mass_kg = total;
-      body.mass.p_BCm = first_moment / total;
+      body.mass.p_BCm = total > 0.0 ? Vec3(first_moment / total) : Vec3::Zero();
       Mat3 inertia = Mat3::Zero();
       for (std::size_t g : body.geometries) {
         const GeometryModel& geometry = scene.geometries[g];
@@ -569,40 +678,87 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
       body.mass.inertia_Cm_B = inertia;
     }
 
-    // Initial state.
-    Pose X_WB;
-    Vec3 v_WCm = Vec3::Zero(), w_WB = Vec3::Zero();
+    // Initial state: `initial` is in world coordinates; the joint's q and v realise it relative
+    // to the parent: X_JB = X_PJ⁻¹·X_WP⁻¹·X_WB, and the velocities relative to the parent in J
+    // axes. Without `initial` the joint starts at its neutral configuration, at rest relative
+    // to its parent.
+    const Pose X_WP = has_parent ? X_WB_of[parent] : Pose::identity();
+    const Vec3 v_WPo = has_parent ? v_WBo_of[parent] : Vec3::Zero();
+    const Vec3 w_WP = has_parent ? w_WB_of[parent] : Vec3::Zero();
     ConfigNode* initial = reader.optional("initial");
+    Pose X_WB_given;
+    Vec3 v_WCm = Vec3::Zero(), w_WB = Vec3::Zero();
     if (initial) {
       MapReader ir(*initial);
-      X_WB.p = ir.vec3_or("position_m", Vec3::Zero());
+      X_WB_given.p = ir.vec3_or("position_m", Vec3::Zero());
       if (ConfigNode* orientation = ir.optional("orientation"))
-        X_WB.R = read_orientation(*orientation);
+        X_WB_given.R = read_orientation(*orientation);
       v_WCm = ir.vec3_or("velocity_m_per_s", Vec3::Zero());
       w_WB = ir.vec3_or("angular_velocity_rad_per_s", Vec3::Zero());
       ir.finish();
     }
-    body.X_WB_initial = X_WB;
-    body.v_WCm_initial = v_WCm;
-    body.w_WB_initial = w_WB;
+    body.q_initial.assign(body.nq, 0.0);
+    body.v_initial.assign(body.nv, 0.0);
+    joint.neutral_configuration(body.q_initial);
+    auto cannot_realise = [&]() {
+      fail_at(initial ? *initial : body_node,
+              "a " + body.joint.type +
+                  " joint cannot realise the initial pose and velocity "
+                  "of body '" +
+                  body.name + "'" +
+                  (has_parent ? " relative to its parent '" + scene.bodies[parent].name + "'"
+                              : std::string()));
+    };
     if (body.nq == 0 && body.nv == 0) {
-      // A joint without coordinates places the body where `initial` says, for good.
-      body.X_WJ = X_WB;
-      if (v_WCm.norm() > 0.0 || w_WB.norm() > 0.0)
+      // A joint without coordinates places the body where `initial` says, for good (unless
+      // joint_placement says where the joint is); it moves only with its parent.
+      if (initial && (v_WCm.norm() > 0.0 || w_WB.norm() > 0.0))
         fail_at(*initial, "body '" + body.name + "' has a " + body.joint.type +
                               " joint and cannot have an initial velocity");
+      const Pose X_JB = joint.transform(body.q_initial);
+      if (!entry.has_placement) {
+        if (initial) body.X_PJ = X_WP.inverse() * X_WB_given * X_JB.inverse();
+      } else if (initial &&
+                 !joint.from_pose(body.X_PJ.inverse() * X_WP.inverse() * X_WB_given, Vec3::Zero(),
+                                  Vec3::Zero(), body.q_initial, body.v_initial)) {
+        cannot_realise();
+      }
+    } else if (initial) {
+      const Pose X_WJ = X_WP * body.X_PJ;
+      const Vec3 v_WBo = v_WCm - w_WB.cross(X_WB_given.R * body.mass.p_BCm);
+      // Velocity of B's origin relative to the parent's frame (and so to J), and B's angular
+      // velocity relative to the parent, in J axes.
+      const Vec3 v_relative_W = v_WBo - v_WPo - w_WP.cross(X_WB_given.p - X_WP.p);
+      const Vec3 w_relative_W = w_WB - w_WP;
+      if (!joint.from_pose(X_WJ.inverse() * X_WB_given, X_WJ.R.transpose() * v_relative_W,
+                           X_WJ.R.transpose() * w_relative_W, body.q_initial, body.v_initial))
+        cannot_realise();
+    }
+    // The realised world state (from q and v), for the children and for BodyModel.
+    {
+      const Pose X_WJ = X_WP * body.X_PJ;
+      const Pose X_WB = X_WJ * joint.transform(body.q_initial);
+      Vec3 v_J = Vec3::Zero(), w_J = Vec3::Zero();
+      if (body.nv > 0) {
+        std::vector<double> S(6 * static_cast<std::size_t>(body.nv));
+        joint.motion_subspace(body.q_initial, S);
+        for (int k = 0; k < body.nv; ++k) {
+          v_J += Vec3(S[6 * k], S[6 * k + 1], S[6 * k + 2]) * body.v_initial[k];
+          w_J += Vec3(S[6 * k + 3], S[6 * k + 4], S[6 * k + 5]) * body.v_initial[k];
+        }
+      }
+      X_WB_of[i] = X_WB;
+      w_WB_of[i] = w_WP + X_WJ.R * w_J;
+      v_WBo_of[i] = v_WPo + w_WP.cross(X_WB.p - X_WP.p) + X_WJ.R * v_J;
+    }
+    if (initial) {
+      body.X_WB_initial = X_WB_given;
+      body.v_WCm_initial = v_WCm;
+      body.w_WB_initial = w_WB;
     } else {
-      // The joint's coordinates carry the pose; the joint frame is the world frame.
-      body.X_WJ = Pose::identity();
-      const Vec3 v_WBo = v_WCm - w_WB.cross(X_WB.R * body.mass.p_BCm);
-      body.q_initial.assign(body.nq, 0.0);
-      body.v_initial.assign(body.nv, 0.0);
-      if (!joint->from_pose(X_WB, v_WBo, w_WB, body.q_initial, body.v_initial))
-        fail_at(initial ? *initial : body_node,
-                "a " + body.joint.type +
-                    " joint cannot realise the initial pose and velocity "
-                    "of body '" +
-                    body.name + "'");
+      body.X_WB_initial = X_WB_of[i];
+      body.w_WB_initial = w_WB_of[i];
+      body.v_WCm_initial = v_WBo_of[i] + w_WB_of[i].cross(X_WB_of[i].R * body.mass.p_BCm);
     }
     reader.finish();
     scene.bodies.push_back(std::move(body));

@@ -1,6 +1,7 @@
-// Rigid-body dynamics with contact: kinematics → broad phase → narrow phase → force law and
-// friction → Newton–Euler per body (each body hangs from the world by one joint); the contacts'
-// life cycle (births, deaths, law events, impulses, continuous contact states).
+// Rigid multibody dynamics with contact: forward kinematics of the joint tree → broad phase →
+// narrow phase → force law and friction → body wrenches → articulated-body algorithm (hybrid for
+// driven joints); the contacts' life cycle (births, deaths, law events, impulses through the
+// tree's inverse mass, continuous contact states).
 #include "contactlab/core/simulation.hpp"
 
 #include <algorithm>
@@ -15,10 +16,6 @@ namespace contactlab::core {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Matrix6 = Eigen::Matrix<double, 6, 6>;
-using Vector6 = Eigen::Matrix<double, 6, 1>;
-using JointMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
-using JointVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -45,42 +42,22 @@ struct Simulation::BodyRuntime {
   std::shared_ptr<Joint> joint;
   std::size_t q_offset = 0, v_offset = 0;
   int nq = 0, nv = 0;
-  Pose X_WJ;
+  int parent = -1;
+  bool mobile = false;  ///< its joint or an ancestor's has velocities
+  bool driven = false;  ///< its joint's motion is prescribed
+  /// Mobile and part of an articulated tree (it has a parent body, children, or fewer than six
+  /// velocities): its contacts' effective mass comes from the tree, not from its own mass.
+  bool articulated = false;
+  Pose X_PJ;
   double mass_kg = 0.0;
   Vec3 p_BCm = Vec3::Zero();
   Mat3 inertia_Cm_B = Mat3::Zero();
-  // Per evaluation:
+  // Per evaluation (from the tree's forward kinematics):
   Pose X_WB;
   Vec3 v_WBo = Vec3::Zero();  ///< velocity of the body origin
   Vec3 w_WB = Vec3::Zero();
-  Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> S_W;  ///< motion subspace, world axes, [v; ω]
-  Vector6 bias_W = Vector6::Zero();
-  Vec3 force_W = Vec3::Zero();      ///< total external force
-  Vec3 torque_Bo_W = Vec3::Zero();  ///< total external torque about the body origin
-  std::vector<double> S_buffer;     ///< joint output, column-major 6 × nv
-  std::vector<double> bias_buffer;
-  std::vector<double> tau_buffer, q_drive, v_drive, a_drive;
+  std::vector<double> q_drive, v_drive, a_drive;
 };
-
-namespace {
-
-/// The body's spatial inertia about its origin o in world axes, acting on [a_o; ω̇]:
-/// [[m·1, −m[c]×], [m[c]×, I_c − m[c]×[c]×]] with c the COM relative to o.
-template <class Body>
-Matrix6 spatial_inertia(const Body& body) {
-  const double m = body.mass_kg;
-  const Vec3 c = body.X_WB.R * body.p_BCm;
-  const Mat3 C = skew(c);
-  Matrix6 M;
-  M.topLeftCorner<3, 3>() = m * Mat3::Identity();
-  M.topRightCorner<3, 3>() = -m * C;
-  M.bottomLeftCorner<3, 3>() = m * C;
-  M.bottomRightCorner<3, 3>() =
-      body.X_WB.R * body.inertia_Cm_B * body.X_WB.R.transpose() - m * C * C;
-  return M;
-}
-
-}  // namespace
 
 Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(scene) {
   broad_phase_ = registry.create<BroadPhase>(*scene.broad_phase.info, scene.broad_phase.params);
@@ -138,6 +115,7 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(sc
         }
 
   bodies_.resize(scene.bodies.size());
+  std::vector<MultibodyBody> tree_bodies(scene.bodies.size());
   for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
     const BodyModel& model = scene.bodies[i];
     BodyRuntime& body = bodies_[i];
@@ -148,19 +126,38 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(sc
     body.v_offset = nv_;
     nq_ += model.nq;
     nv_ += model.nv;
-    body.X_WJ = model.X_WJ;
+    body.parent = model.parent;
+    body.mobile = model.mobile;
+    body.driven = model.nv > 0 && body.joint->driven();
+    body.X_PJ = model.X_PJ;
     body.mass_kg = model.mass.mass_kg;
     body.p_BCm = model.mass.p_BCm;
     body.inertia_Cm_B = model.mass.inertia_Cm_B;
-    body.S_W.resize(6, model.nv);
-    body.S_buffer.assign(6 * model.nv, 0.0);
-    body.bias_buffer.assign(6, 0.0);
-    body.tau_buffer.assign(model.nv, 0.0);
     body.q_drive.assign(model.nq, 0.0);
     body.v_drive.assign(model.nv, 0.0);
     body.a_drive.assign(model.nv, 0.0);
-    body.X_WB = model.X_WJ;
+    body.X_WB = model.X_WB_initial;
+    MultibodyBody& node = tree_bodies[i];
+    node.parent = model.parent;  // Scene::bodies is in topological order, as the tree needs
+    node.joint = body.joint;
+    node.X_PJ = model.X_PJ;
+    node.mass = model.mass;
+    node.prescribed = body.driven;
   }
+  tree_ = std::make_unique<MultibodyTree>(std::move(tree_bodies));
+  std::vector<bool> has_children(bodies_.size(), false);
+  for (const BodyRuntime& body : bodies_)
+    if (body.parent >= 0) has_children[static_cast<std::size_t>(body.parent)] = true;
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    BodyRuntime& body = bodies_[i];
+    body.articulated = body.mobile && (body.parent >= 0 || has_children[i] || body.nv < 6);
+  }
+  kinematics_q_.assign(nq_, 0.0);
+  wrenches_.resize(bodies_.size());
+  impulse_wrenches_.resize(bodies_.size());
+  tau_.assign(nv_, 0.0);
+  zero_v_.assign(nv_, 0.0);
+  impulse_response_.assign(nv_, 0.0);
 
   X_WG_.resize(scene.geometries.size());
   for (std::size_t g = 0; g < scene.geometries.size(); ++g)
@@ -186,35 +183,13 @@ std::vector<double> Simulation::initial_state() const {
 }
 
 void Simulation::compute_kinematics(std::span<const double> y) {
-  const auto q_all = y.first(nq_);
-  const auto v_all = y.subspan(nq_, nv_);
-  for (BodyRuntime& body : bodies_) {
-    if (body.nv == 0 && body.nq == 0) {
-      body.X_WB = body.X_WJ;
-      body.v_WBo.setZero();
-      body.w_WB.setZero();
-      continue;
-    }
-    const auto q = q_all.subspan(body.q_offset, body.nq);
-    const auto v = v_all.subspan(body.v_offset, body.nv);
-    body.X_WB = body.X_WJ * body.joint->transform(q);
-    body.joint->motion_subspace(q, body.S_buffer);
-    body.joint->bias_acceleration(q, v, body.bias_buffer);
-    const Eigen::Map<const Eigen::Matrix<double, 6, Eigen::Dynamic>> S_J(body.S_buffer.data(), 6,
-                                                                         body.nv);
-    // Joint axes → world axes (the placement X_WJ is constant); column by column so that no
-    // temporary of dynamic size (a heap allocation) is made.
-    for (int k = 0; k < body.nv; ++k) {
-      body.S_W.col(k).head<3>() = body.X_WJ.R * S_J.col(k).head<3>();
-      body.S_W.col(k).tail<3>() = body.X_WJ.R * S_J.col(k).tail<3>();
-    }
-    const Eigen::Map<const Vector6> bias_J(body.bias_buffer.data());
-    body.bias_W.head<3>() = body.X_WJ.R * bias_J.head<3>();
-    body.bias_W.tail<3>() = body.X_WJ.R * bias_J.tail<3>();
-    Vector6 twist = Vector6::Zero();  // S·v column by column: no temporary of dynamic size
-    for (int k = 0; k < body.nv; ++k) twist += body.S_W.col(k) * v[k];
-    body.v_WBo = twist.head<3>();
-    body.w_WB = twist.tail<3>();
+  std::copy_n(y.begin(), nq_, kinematics_q_.begin());
+  tree_->forward_kinematics(y.first(nq_), y.subspan(nq_, nv_));
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    BodyRuntime& body = bodies_[i];
+    body.X_WB = tree_->pose_WB(i);
+    body.v_WBo = tree_->velocity_WBo(i);
+    body.w_WB = tree_->angular_velocity_W(i);
   }
   for (std::size_t g = 0; g < scene_.geometries.size(); ++g)
     X_WG_[g] = bodies_[scene_.geometries[g].body].X_WB * scene_.geometries[g].X_BG;
@@ -320,13 +295,66 @@ ContactKinematics Simulation::contact_kinematics(double t, std::size_t index, in
   k.effective_modulus_Pa =
       1.0 / ((1.0 - ma.poisson_ratio * ma.poisson_ratio) / ma.youngs_modulus_Pa +
              (1.0 - mb.poisson_ratio * mb.poisson_ratio) / mb.youngs_modulus_Pa);
-  const double mass_a = A.nv == 0 ? std::numeric_limits<double>::infinity() : A.mass_kg;
-  const double mass_b = B.nv == 0 ? std::numeric_limits<double>::infinity() : B.mass_kg;
-  k.effective_mass_kg = harmonic_sum(mass_a, mass_b);
+  k.effective_mass_kg = effective_mass(index, point, k.point_W, k.normal_W);
   k.material = *scene_.materials.find_pair(ga.material, gb.material);
   k.impact_velocity_m_per_s = candidate.living ? candidate.living->state.impact_velocity_m_per_s
                                                : k.penetration_rate_m_per_s;
   return k;
+}
+
+double Simulation::effective_mass(std::size_t index, int point, const Vec3& point_W,
+                                  const Vec3& normal_W) const {
+  const Candidate& candidate = candidates_[index];
+  const std::size_t body_a = scene_.geometries[candidate.a].body;
+  const std::size_t body_b = scene_.geometries[candidate.b].body;
+  const BodyRuntime& A = bodies_[body_a];
+  const BodyRuntime& B = bodies_[body_b];
+  // A free body (six velocities of its own, nothing attached) counts with its mass, a body
+  // welded to the world as infinitely heavy: m* = (1/m_A + 1/m_B)⁻¹, as the SDK documents.
+  constexpr double infinite = std::numeric_limits<double>::infinity();
+  if (!A.articulated && !B.articulated)
+    return harmonic_sum(A.mobile ? A.mass_kg : infinite, B.mobile ? B.mass_kg : infinite);
+  // A body in a joint tree moves with the rest of it: the inverse effective mass of its side is
+  // n·J·M⁻¹·Jᵀ·n at the contact point (rotation and the other bodies included; driven joints
+  // rigid). Computed once per manifold point and detection (it depends on q only).
+  double& cached = candidate.effective_mass_kg[static_cast<std::size_t>(point)];
+  if (cached > 0.0) return cached;
+  double inverse_mass =
+      unit_impulse_response(A.articulated ? body_a : no_body, B.articulated ? body_b : no_body,
+                            point_W, normal_W, kinematics_q_);
+  if (!A.articulated && A.mobile) inverse_mass += 1.0 / A.mass_kg;
+  if (!B.articulated && B.mobile) inverse_mass += 1.0 / B.mass_kg;
+  cached = inverse_mass > 0.0 ? 1.0 / inverse_mass : infinite;
+  return cached;
+}
+
+double Simulation::unit_impulse_response(std::size_t body_a, std::size_t body_b,
+                                         const Vec3& point_W, const Vec3& normal_W,
+                                         std::span<const double> q) const {
+  // A unit impulse n at the contact point p on B (−n on A) is the generalized impulse Jᵀ·n and
+  // changes the velocities by Δv = M⁻¹·Jᵀ·n: the forward dynamics at zero velocity, without
+  // gravity or joint forces, with the impulse as the only load (driven joints keep their
+  // prescribed velocity: their Δv is 0). The approach speed then changes by −w per unit
+  // impulse, w = n·(Δv_B(p) − Δv_A(p)) = n·J·M⁻¹·Jᵀ·n: the inverse effective mass of the
+  // contact through the whole tree.
+  for (BodyWrench& wrench : impulse_wrenches_) wrench = BodyWrench{};
+  if (body_b != no_body) {
+    impulse_wrenches_[body_b].force_W += normal_W;
+    impulse_wrenches_[body_b].torque_Bo_W += (point_W - bodies_[body_b].X_WB.p).cross(normal_W);
+  }
+  if (body_a != no_body) {
+    impulse_wrenches_[body_a].force_W -= normal_W;
+    impulse_wrenches_[body_a].torque_Bo_W -= (point_W - bodies_[body_a].X_WB.p).cross(normal_W);
+  }
+  std::fill(impulse_response_.begin(), impulse_response_.end(), 0.0);
+  tree_->forward_dynamics(q, zero_v_, zero_v_, Vec3::Zero(), impulse_wrenches_, impulse_response_);
+  tree_->forward_kinematics(q, impulse_response_);
+  auto point_velocity = [&](std::size_t body) {
+    if (body == no_body) return Vec3(Vec3::Zero());
+    return Vec3(tree_->velocity_WBo(body) +
+                tree_->angular_velocity_W(body).cross(point_W - tree_->pose_WB(body).p));
+  };
+  return normal_W.dot(point_velocity(body_b) - point_velocity(body_a));
 }
 
 ContactState Simulation::working_state(const LivingContact& contact,
@@ -356,10 +384,11 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
                                 bool record) {
   const auto start = Clock::now();
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
-    BodyRuntime& body = bodies_[i];
+    const BodyRuntime& body = bodies_[i];
+    BodyWrench& wrench = wrenches_[i];
     const Vec3 p_WCm = body.X_WB.R * body.p_BCm;  // COM relative to the body origin
-    body.force_W = body.nv ? Vec3(body.mass_kg * scene_.gravity_W) : Vec3::Zero();
-    body.torque_Bo_W = p_WCm.cross(body.force_W);
+    wrench.force_W = body.mobile ? Vec3(body.mass_kg * scene_.gravity_W) : Vec3::Zero();
+    wrench.torque_Bo_W = p_WCm.cross(wrench.force_W);
   }
   if (record) samples_.clear();
   const bool rates = !y_rate.empty() && nx_ > 0;
@@ -373,8 +402,12 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
     // start.
     if (!candidate.living) continue;
     const ContactState state = working_state(*candidate.living, y);
-    BodyRuntime& A = bodies_[scene_.geometries[candidate.a].body];
-    BodyRuntime& B = bodies_[scene_.geometries[candidate.b].body];
+    const std::size_t body_a = scene_.geometries[candidate.a].body;
+    const std::size_t body_b = scene_.geometries[candidate.b].body;
+    const BodyRuntime& A = bodies_[body_a];
+    const BodyRuntime& B = bodies_[body_b];
+    BodyWrench& on_A = wrenches_[body_a];
+    BodyWrench& on_B = wrenches_[body_b];
     double deepest_normal_force = 0.0;
     // Every active point of the manifold carries its own force; they share the pair's state.
     for (int point = 0; point < candidate.manifold.count; ++point) {
@@ -384,10 +417,10 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
       if (point == 0) deepest_normal_force = normal_force;
       const FrictionResult friction = friction_->compute(k, normal_force, state);
       const Vec3 force_on_B = normal_force * k.normal_W + friction.force_W;
-      B.force_W += force_on_B;
-      B.torque_Bo_W += (k.point_W - B.X_WB.p).cross(force_on_B) + friction.torque_W;
-      A.force_W -= force_on_B;
-      A.torque_Bo_W -= (k.point_W - A.X_WB.p).cross(force_on_B) + friction.torque_W;
+      on_B.force_W += force_on_B;
+      on_B.torque_Bo_W += (k.point_W - B.X_WB.p).cross(force_on_B) + friction.torque_W;
+      on_A.force_W -= force_on_B;
+      on_A.torque_Bo_W -= (k.point_W - A.X_WB.p).cross(force_on_B) + friction.torque_W;
       if (record) {
         ContactSample sample;
         sample.geometry_a = candidate.a;
@@ -415,11 +448,11 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
 
 std::span<const double> Simulation::with_drives(double t, std::span<const double> y) {
   bool any = false;
-  for (const BodyRuntime& body : bodies_) any = any || (body.nq && body.joint->driven());
+  for (const BodyRuntime& body : bodies_) any = any || body.driven;
   if (!any) return y;
   drive_y_.assign(y.begin(), y.end());
   for (BodyRuntime& body : bodies_) {
-    if (!body.nq || !body.joint->driven()) continue;
+    if (!body.driven) continue;
     body.joint->prescribed_motion(t, body.q_drive, body.v_drive, body.a_drive);
     for (int k = 0; k < body.nq; ++k) drive_y_[body.q_offset + k] = body.q_drive[k];
     for (int k = 0; k < body.nv; ++k) drive_y_[nq_ + body.v_offset + k] = body.v_drive[k];
@@ -432,48 +465,27 @@ void Simulation::compute_accelerations(double t, std::span<const double> y,
   const auto start = Clock::now();
   const auto q_all = y.first(nq_);
   const auto v_all = y.subspan(nq_, nv_);
+  const auto v_dot = y_rate.subspan(nq_, nv_);
   for (BodyRuntime& body : bodies_) {
     if (body.nv == 0 && body.nq == 0) continue;
     const auto q = q_all.subspan(body.q_offset, body.nq);
     const auto v = v_all.subspan(body.v_offset, body.nv);
     body.joint->configuration_rate(q, v, y_rate.subspan(body.q_offset, body.nq));
     if (body.nv == 0) continue;
-    if (body.joint->driven()) {
+    const auto tau = std::span<double>(tau_).subspan(body.v_offset, body.nv);
+    if (body.driven) {
+      // The prescribed v̇ is an input of the hybrid dynamics; the joint's own force is ignored.
       body.joint->prescribed_motion(t, body.q_drive, body.v_drive, body.a_drive);
-      for (int k = 0; k < body.nv; ++k) y_rate[nq_ + body.v_offset + k] = body.a_drive[k];
+      for (int k = 0; k < body.nv; ++k) {
+        v_dot[body.v_offset + k] = body.a_drive[k];
+        tau[k] = 0.0;
+      }
       continue;
     }
-    body.joint->joint_force(t, q, v, body.tau_buffer);
-    const Eigen::Map<const Eigen::VectorXd> tau(body.tau_buffer.data(), body.nv);
-    // Newton–Euler about the body origin o with the COM at c (world axes). Unknowns a_o, ω̇:
-    //   m a_o − m[c]× ω̇                   = F − m ω×(ω×c)
-    //   m[c]× a_o + (I_c − m[c]×[c]×) ω̇   = τ_o − ω×(I_c ω) − m c×(ω×(ω×c))
-    // (the second row is Euler's equation about the COM with τ_c = τ_o − c×F substituted).
-    const double m = body.mass_kg;
-    const Vec3 c = body.X_WB.R * body.p_BCm;
-    const Mat3 I_c = body.X_WB.R * body.inertia_Cm_B * body.X_WB.R.transpose();
-    const Vec3& w = body.w_WB;
-    const Matrix6 M = spatial_inertia(body);
-    const Vec3 centripetal = w.cross(w.cross(c));
-    Vector6 rhs;
-    rhs.head<3>() = body.force_W - m * centripetal;
-    rhs.tail<3>() = body.torque_Bo_W - w.cross(I_c * w) - m * c.cross(centripetal);
-    // Joint space: Sᵀ M S v̇ = Sᵀ (rhs − M·Ṡv); SᵀMS is symmetric positive definite.
-    const Vector6 rhs_minus_bias = rhs - M * body.bias_W;
-    if (body.nv == 6) {
-      // Six-dof joints (free): fixed-size algebra, no dynamic sizes.
-      const Matrix6 S = body.S_W;
-      const Matrix6 M_joint = S.transpose() * M * S;
-      Eigen::Map<Vector6> v_dot(y_rate.data() + nq_ + body.v_offset);
-      v_dot = M_joint.llt().solve(S.transpose() * rhs_minus_bias + tau);
-    } else {
-      // Fewer dofs: sizes bounded by 6, so everything stays on the stack.
-      const JointMatrix M_joint = body.S_W.transpose() * M * body.S_W;
-      const JointVector rhs_joint = body.S_W.transpose() * rhs_minus_bias + tau;
-      Eigen::Map<Eigen::VectorXd> v_dot(y_rate.data() + nq_ + body.v_offset, body.nv);
-      v_dot = M_joint.llt().solve(rhs_joint);
-    }
+    body.joint->joint_force(t, q, v, tau);
   }
+  // Gravity is in the wrenches (compute_forces), so the tree's base does not accelerate.
+  tree_->forward_dynamics(q_all, v_all, tau_, Vec3::Zero(), wrenches_, v_dot);
   stats_.dynamics_s += seconds_since(start);
 }
 
@@ -543,37 +555,14 @@ double Simulation::apply_impulse(double t, std::size_t c, double restitution, st
   const ContactKinematics k = contact_kinematics(t, c);
   const double approach_m_per_s = k.penetration_rate_m_per_s;
   if (!(approach_m_per_s > 0.0)) return 0.0;
-  // For body b with joint velocities v_b and motion subspace S_b (world axes, [v_o; ω]), a force
-  // ±n·P at the contact point p is the generalized impulse ±Q_b·P, Q_b = S_bᵀ[n; (p − o)×n], and
-  // changes v_b by ±(S_bᵀM_bS_b)⁻¹Q_b·P. The approach speed then changes by −w·P with
-  // w = Σ_b Q_bᵀ(S_bᵀM_bS_b)⁻¹Q_b (the inverse effective mass, rotational terms included), so
-  // Newton's law δ̇⁺ = −e·δ̇⁻ needs P = (1 + e)·δ̇⁻/w.
-  struct Side {
-    BodyRuntime* body;
-    double sign;
-    JointVector response;  // (SᵀMS)⁻¹Q
-  };
-  Side sides[2] = {{&bodies_[scene_.geometries[candidate.a].body], -1.0, {}},
-                   {&bodies_[scene_.geometries[candidate.b].body], 1.0, {}}};
-  double inverse_mass = 0.0;
-  for (Side& side : sides) {
-    BodyRuntime& body = *side.body;
-    if (body.nv == 0) continue;
-    Vector6 wrench;
-    wrench.head<3>() = k.normal_W;
-    wrench.tail<3>() = (k.point_W - body.X_WB.p).cross(k.normal_W);
-    const JointVector Q = body.S_W.transpose() * wrench;
-    const JointMatrix M_joint = body.S_W.transpose() * spatial_inertia(body) * body.S_W;
-    side.response = M_joint.llt().solve(Q);
-    inverse_mass += Q.dot(side.response);
-  }
+  // Newton's law δ̇⁺ = −e·δ̇⁻ needs the impulse P = (1 + e)·δ̇⁻/w, w the contact's inverse
+  // effective mass through the tree; the velocities change by P·M⁻¹·Jᵀ·n.
+  const double inverse_mass = unit_impulse_response(
+      scene_.geometries[candidate.a].body, scene_.geometries[candidate.b].body, k.point_W,
+      k.normal_W, std::span<const double>(y).first(nq_));
   if (!(inverse_mass > 0.0)) return 0.0;
   const double impulse = (1.0 + restitution) * approach_m_per_s / inverse_mass;
-  for (const Side& side : sides) {
-    if (side.body->nv == 0) continue;
-    for (int i = 0; i < side.body->nv; ++i)
-      y[nq_ + side.body->v_offset + i] += side.sign * impulse * side.response[i];
-  }
+  for (std::size_t i = 0; i < nv_; ++i) y[nq_ + i] += impulse * impulse_response_[i];
   return impulse;
 }
 
@@ -776,10 +765,12 @@ BodyState Simulation::body_state(std::size_t index, std::span<const double> y) {
   const Vec3 c = body.X_WB.R * body.p_BCm;
   state.p_WCm = body.X_WB.p + c;
   state.q_WB = Eigen::Quaterniond(body.X_WB.R);
-  if (body.nq) {
-    // Report the quaternion the joint integrates when it has one (keeps sign continuity).
+  if (body.nq == 7 && body.parent < 0) {
+    // Report the quaternion the joint integrates when it has one (keeps sign continuity); a
+    // root's joint frame is fixed in the world.
     const auto q = y.subspan(body.q_offset, body.nq);
-    if (body.nq == 7) state.q_WB = Eigen::Quaterniond(q[3], q[4], q[5], q[6]);
+    const Eigen::Quaterniond q_JB(q[3], q[4], q[5], q[6]);
+    state.q_WB = body.X_PJ.R.isIdentity(0.0) ? q_JB : Eigen::Quaterniond(body.X_PJ.R) * q_JB;
   }
   state.v_WCm = body.v_WBo + body.w_WB.cross(c);
   state.w_WB = body.w_WB;
@@ -790,7 +781,7 @@ double Simulation::total_energy(std::span<const double> y) {
   compute_kinematics(y);
   double energy = 0.0;
   for (const BodyRuntime& body : bodies_) {
-    if (body.nv == 0) continue;
+    if (!body.mobile) continue;
     const Vec3 c = body.X_WB.R * body.p_BCm;
     const Vec3 v_c = body.v_WBo + body.w_WB.cross(c);
     const Mat3 I_c = body.X_WB.R * body.inertia_Cm_B * body.X_WB.R.transpose();

@@ -53,7 +53,10 @@ struct ContactKinematics {
   double impact_velocity_m_per_s = 0.0;  ///< δ̇ when the contact was born (the pre-impact speed)
   double effective_radius_m = 0.0;       ///< R* = (1/R_A + 1/R_B)⁻¹; +∞ when both are flat
   double effective_modulus_Pa = 0.0;  ///< E* = [(1−ν_A²)/E_A + (1−ν_B²)/E_B]⁻¹ (Neumayr eq. 7.2)
-  double effective_mass_kg = 0.0;       ///< m* = (1/m_A + 1/m_B)⁻¹; a fixed body has m = ∞
+  /// m* = (1/m_A + 1/m_B)⁻¹ for free bodies (a body welded to the world has m = ∞); when a body
+  /// is part of a joint tree, the contact's effective mass along the normal through the tree,
+  /// 1/(n·J·M⁻¹·Jᵀ·n) at the contact point [kg].
+  double effective_mass_kg = 0.0;
   Vec3 normal_W = Vec3::UnitZ();        ///< unit contact normal from A to B
   Vec3 point_W = Vec3::Zero();          ///< contact point: midpoint of the witness points [m]
   Vec3 slip_velocity_W = Vec3::Zero();  ///< tangential part of v_B − v_A at the contact point [m/s]

@@ -39,20 +39,29 @@ struct GeometryModel {
   std::uint64_t collides_with = ~std::uint64_t{0};  ///< bit k: may touch members of group k
 };
 
+/// One body and the joint that connects it to its parent (a body, or the world). Scene::bodies
+/// is in topological order: a body's parent comes before it.
 struct BodyModel {
   std::string name;
+  /// Index of the parent body in Scene::bodies (always smaller than the body's own), −1: world.
+  int parent = -1;
   PluginChoice joint;
   int nq = 0;
   int nv = 0;
-  Pose X_WJ;  ///< joint placement in the world (fixed bodies: their pose)
+  /// X_PJ: the joint frame J in the parent's body frame (the world for a root), from
+  /// `joint_placement`; for a joint without coordinates and without `joint_placement`, where
+  /// `initial` puts the body.
+  Pose X_PJ;
+  /// Its joint or an ancestor's has velocities (false: welded to the world).
+  bool mobile = false;
   MassProperties mass;
-  Pose X_WB_initial;                  ///< initial pose of the body frame
+  Pose X_WB_initial;                  ///< initial pose of the body frame (world)
   Vec3 v_WCm_initial = Vec3::Zero();  ///< initial velocity of the centre of mass [m/s]
   Vec3 w_WB_initial = Vec3::Zero();   ///< initial angular velocity [rad/s]
   std::vector<double> q_initial;      ///< joint coordinates realising the initial state
   std::vector<double> v_initial;
   std::vector<std::size_t> geometries;
-  bool moves() const { return nv > 0; }
+  bool moves() const { return mobile; }
 };
 
 struct MaterialPalette {

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "contactlab/core/multibody.hpp"
 #include "contactlab/core/scene.hpp"
 
 namespace contactlab::core {
@@ -128,6 +129,15 @@ class Simulation final : public OdeView {
   std::vector<double> drive_y_;
   /// Kinematics of point `point` of candidate `candidate`'s manifold.
   ContactKinematics contact_kinematics(double t, std::size_t candidate, int point = 0) const;
+  /// m* of a manifold point: (1/m_A + 1/m_B)⁻¹ for free bodies; through the tree (1/(n·J·M⁻¹·
+  /// Jᵀ·n)) when a body is articulated.
+  double effective_mass(std::size_t candidate, int point, const Vec3& point_W,
+                        const Vec3& normal_W) const;
+  static constexpr std::size_t no_body = static_cast<std::size_t>(-1);
+  /// n·(Δv_B(p) − Δv_A(p)) for a unit impulse n at p on body_b and −n on body_a (either may be
+  /// no_body) at configuration q; leaves Δv = M⁻¹·Jᵀ·n in impulse_response_.
+  double unit_impulse_response(std::size_t body_a, std::size_t body_b, const Vec3& point_W,
+                               const Vec3& normal_W, std::span<const double> q) const;
   static std::uint64_t pair_key(std::size_t a, std::size_t b) {
     return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint64_t>(b);
   }
@@ -140,6 +150,7 @@ class Simulation final : public OdeView {
   std::shared_ptr<Friction> friction_;
   std::shared_ptr<Integrator> integrator_;
   std::vector<BodyRuntime> bodies_;
+  std::unique_ptr<MultibodyTree> tree_;  ///< the joint tree (Scene::bodies order)
   std::size_t nq_ = 0, nv_ = 0;
   std::size_t nx_ = 0;  ///< continuous states of the living contacts
   ContactLawLayout law_layout_, friction_layout_;
@@ -148,16 +159,24 @@ class Simulation final : public OdeView {
   bool impulsive_ = false;
 
   // Workspace (sized once; no allocation per evaluation after warm-up).
-  std::vector<Pose> X_WG_;                   ///< per geometry
-  std::vector<std::size_t> proxy_geometry_;  ///< proxy id → geometry index
-  std::vector<Aabb> proxy_box_;              ///< the current (loose) box of each proxy, unswept
-  std::vector<Aabb> proxy_step_box_;         ///< its box at the last accepted step (for sweeping)
-  bool proxies_inserted_ = false;  ///< proxies enter the broad phase at the first detection
+  std::vector<BodyWrench> wrenches_;                  ///< per body: gravity and contact loads
+  mutable std::vector<BodyWrench> impulse_wrenches_;  ///< per body: a unit contact impulse
+  std::vector<double> tau_;                           ///< joint forces (nv)
+  std::vector<double> zero_v_;                        ///< nv zeros
+  mutable std::vector<double> impulse_response_;      ///< M⁻¹·Jᵀ·n (nv)
+  std::vector<double> kinematics_q_;                  ///< q of the last compute_kinematics()
+  std::vector<Pose> X_WG_;                            ///< per geometry
+  std::vector<std::size_t> proxy_geometry_;           ///< proxy id → geometry index
+  std::vector<Aabb> proxy_box_;       ///< the current (loose) box of each proxy, unswept
+  std::vector<Aabb> proxy_step_box_;  ///< its box at the last accepted step (for sweeping)
+  bool proxies_inserted_ = false;     ///< proxies enter the broad phase at the first detection
   std::vector<ProxyPair> pairs_;
   struct Candidate {
     std::size_t a = 0, b = 0;         ///< geometry indices, a < b
     ContactManifold manifold;         ///< points[0]: the deepest; its distance is the pair's
     LivingContact* living = nullptr;  ///< its living contact, if any (valid until the next death)
+    /// m* of each manifold point when a body of the pair is articulated (0: not computed yet).
+    mutable std::array<double, max_manifold_points> effective_mass_kg{};
     const ContactGeometry& geometry() const { return manifold.points[0]; }
   };
   std::vector<Candidate> candidates_;  ///< narrow-phase results of the last detection
