@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numbers>
@@ -188,9 +189,11 @@ Shape read_shape(ConfigNode& node, Scene& scene, const fs::path& base_directory)
 }
 
 /// Reads a plugin choice written as `name` or `{type: name, params: {...}, library: path}` and
-/// rewrites the node into the map form with the parameters filled in.
+/// rewrites the node into the map form with the parameters filled in. `host_keys`, when given,
+/// reads the keys the host accepts beside these (e.g. a joint's `can_collide`).
 PluginChoice read_plugin_choice(ConfigNode& node, PluginKind kind, PluginRegistry& registry,
-                                const fs::path& base_directory) {
+                                const fs::path& base_directory,
+                                const std::function<void(MapReader&)>& host_keys = {}) {
   if (node.is_scalar()) {
     ConfigNode map(ConfigNode::Kind::map, node.location(), node.path());
     map.set("type", ConfigNode::make_scalar(node.scalar(), node.location(), ""));
@@ -215,6 +218,7 @@ PluginChoice read_plugin_choice(ConfigNode& node, PluginKind kind, PluginRegistr
   ConfigNode& params = reader.required("params");
   choice.params = validate_parameters(
       info->schema, params, std::string(plugin_kind_name(kind)) + " '" + choice.type + "'");
+  if (host_keys) host_keys(reader);
   reader.finish();
   return choice;
 }
@@ -310,6 +314,9 @@ bool collision_admitted(const Scene& scene, std::size_t geometry_a, std::size_t 
   const BodyModel& body_a = scene.bodies[a.body];
   const BodyModel& body_b = scene.bodies[b.body];
   if (!body_a.moves() && !body_b.moves()) return false;
+  // Two bodies joined by a joint touch only when that joint allows it (can_collide: true).
+  if (body_a.parent == static_cast<int>(b.body) && !body_a.joint_can_collide) return false;
+  if (body_b.parent == static_cast<int>(a.body) && !body_b.joint_can_collide) return false;
   return (a.groups & b.collides_with) != 0 && (b.groups & a.collides_with) != 0;
 }
 
@@ -489,7 +496,11 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
     }
 
     body.joint = read_plugin_choice(ensure_choice(body_node, "joint", "free"), PluginKind::joint,
-                                    registry, base_directory);
+                                    registry, base_directory, [&](MapReader& joint_reader) {
+                                      // A host key of the joint choice, never a plugin parameter.
+                                      body.joint_can_collide =
+                                          joint_reader.boolean_or("can_collide", false);
+                                    });
     reader.has("joint");
     entry.joint = registry.create<Joint>(*body.joint.info, body.joint.params);
     body.nq = entry.joint->nq();

@@ -1,6 +1,8 @@
-// The collision filter (core): same body, immovable pairs, collision groups; loose and swept
-// boxes. Scenes are built from YAML and run with the built-in plugins.
+// The collision filter (core): same body, immovable pairs, bodies joined by a joint (unless it
+// says can_collide), collision groups; loose and swept boxes. Scenes are built from YAML and run
+// with the built-in plugins.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "scene_fixture.hpp"
 
@@ -171,5 +173,102 @@ TEST_CASE("loose boxes: a negative margin is an input error with the range and u
   } catch (const InputError& e) {
     CHECK_THAT(std::string(e.what()), Contains("collision.aabb_margin_m"));
     CHECK_THAT(std::string(e.what()), Contains("m"));
+  }
+}
+
+namespace {
+
+/// A chain upper → lower → third of revolute links (about x), each with a sphere of radius
+/// 0.45 m at its origin, the joints 0.4 m apart: every two spheres overlap (upper–third are
+/// 0.8 m apart). `lower_joint_extra` goes into lower's joint choice (e.g. can_collide: true).
+std::string jointed_chain(const std::string& broad_phase, const std::string& lower_joint_extra) {
+  return std::string("name: chain\nduration_s: 0.002\ngravity_m_per_s2: [0, 0, 0]\n") +
+         steel_palette + R"(
+bodies:
+  - name: third
+    parent: lower
+    joint: { type: revolute, params: { axis_x: 1, axis_y: 0, axis_z: 0 } }
+    joint_placement: { position_m: [0, 0, -0.4] }
+    geometry: [{ name: third, shape: { type: sphere, radius_m: 0.45 }, material: Steel }]
+  - name: upper
+    joint: { type: revolute, params: { axis_x: 1, axis_y: 0, axis_z: 0 } }
+    geometry: [{ name: upper, shape: { type: sphere, radius_m: 0.45 }, material: Steel }]
+  - name: lower
+    parent: upper
+    joint: { type: revolute, params: { axis_x: 1, axis_y: 0, axis_z: 0 })" +
+         lower_joint_extra + R"( }
+    joint_placement: { position_m: [0, 0, -0.4] }
+    geometry: [{ name: lower, shape: { type: sphere, radius_m: 0.45 }, material: Steel }]
+collision: { broad_phase: )" +
+         broad_phase + R"(, narrow_phase: [primitive] }
+contact: { force_law: { type: linear, params: { stiffness_N_per_m: 1.0e6 } } }
+integrator: { type: rk4, params: { step_s: 1.0e-3 } }
+)";
+}
+
+/// The geometry pairs in contact at t = 0 (living contacts, as the run sees them).
+std::set<std::string> touching_pairs(Experiment& experiment) {
+  std::set<std::string> pairs;
+  bool first = true;
+  run(experiment, [&](core::Simulation& sim, double t, std::span<const double> y) {
+    if (!first) return;
+    first = false;
+    for (const core::ContactSample& sample : sim.contacts_at(t, y)) {
+      std::string a = experiment.scene.geometries[sample.geometry_a].name;
+      std::string b = experiment.scene.geometries[sample.geometry_b].name;
+      if (b < a) std::swap(a, b);
+      pairs.insert(a + "–" + b);
+    }
+  });
+  return pairs;
+}
+
+const std::vector<std::string> broad_phases = {"brute_force", "sap", "aabb_tree", "hash_grid",
+                                               "sort_sweep"};
+
+}  // namespace
+
+TEST_CASE(
+    "collision filter: bodies joined by a joint never touch unless the joint says can_collide: "
+    "true; a grandparent does; the same for every broad phase") {
+  for (const std::string& broad_phase : broad_phases) {
+    INFO("broad phase " << broad_phase);
+    Experiment plain(jointed_chain(broad_phase, ""));
+    const core::Scene& scene = plain.scene;
+    auto admitted = [&](const core::Scene& s, const char* a, const char* b) {
+      const bool ab = core::collision_admitted(s, geometry(s, a), geometry(s, b));
+      REQUIRE(ab == core::collision_admitted(s, geometry(s, b), geometry(s, a)));
+      return ab;
+    };
+    CHECK_FALSE(admitted(scene, "upper", "lower"));  // parent–child
+    CHECK_FALSE(admitted(scene, "lower", "third"));  // parent–child
+    CHECK(admitted(scene, "upper", "third"));        // not joined directly
+    CHECK(touching_pairs(plain) == std::set<std::string>{"third–upper"});
+
+    Experiment allowed(jointed_chain(broad_phase, ", can_collide: true"));
+    CHECK(admitted(allowed.scene, "upper", "lower"));
+    CHECK_FALSE(admitted(allowed.scene, "lower", "third"));  // third's joint does not allow it
+    CHECK(touching_pairs(allowed) == std::set<std::string>{"lower–upper", "third–upper"});
+  }
+}
+
+TEST_CASE("collision filter: can_collide belongs to the joint choice, not to the joint's params") {
+  // Inside params it is an unknown parameter of the revolute plugin.
+  std::string yaml = jointed_chain("brute_force", "");
+  const auto at = yaml.find("axis_z: 0 }", yaml.find("  - name: lower"));
+  yaml.replace(at, 11, "axis_z: 0, can_collide: true }");
+  try {
+    Experiment experiment(yaml);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Contains("bodies[2].joint.params"));
+    CHECK_THAT(std::string(e.what()), Contains("can_collide"));
+  }
+  // Beside type and params it is the host's, and must be a boolean.
+  try {
+    Experiment experiment(jointed_chain("brute_force", ", can_collide: sometimes"));
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Contains("bodies[2].joint.can_collide"));
   }
 }

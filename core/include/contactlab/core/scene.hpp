@@ -46,6 +46,8 @@ struct BodyModel {
   /// Index of the parent body in Scene::bodies (always smaller than the body's own), −1: world.
   int parent = -1;
   PluginChoice joint;
+  /// The joint's `can_collide: true`: the geometries of this body and of its parent may touch.
+  bool joint_can_collide = false;
   int nq = 0;
   int nv = 0;
   /// X_PJ: the joint frame J in the parent's body frame (the world for a root), from
@@ -101,8 +103,9 @@ Scene build_scene(ConfigNode config, const std::filesystem::path& source_file,
                   PluginRegistry& registry);
 
 /// The collision filter, applied after the broad phase and the same whatever broad phase runs:
-/// false within one body, between two bodies that cannot move, and when the geometries' groups
-/// do not admit each other (each must be in a group the other collides with).
+/// false within one body, between two bodies that cannot move, between a body and its parent
+/// body unless their joint says `can_collide: true`, and when the geometries' groups do not
+/// admit each other (each must be in a group the other collides with).
 bool collision_admitted(const Scene& scene, std::size_t geometry_a, std::size_t geometry_b);
 
 /// Validates `params` (may be null) against `schema` and fills defaults into the tree; errors are
