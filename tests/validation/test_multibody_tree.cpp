@@ -5,7 +5,9 @@
 // and Engelson's (2000) pendulum hitting a wall (impulse and penalty laws) through a tree.
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -14,6 +16,70 @@
 
 #include "contactlab/core/multibody.hpp"
 #include "scene_fixture.hpp"
+
+// --- Allocation counter (as in tests/unit/test_multibody.cpp) ---------------------------------
+// glibc lets a program replace malloc & co.; these only count and forward to glibc's own
+// allocator (__libc_*), so every block is still allocated and released by the same allocator.
+// Sanitizer runtimes replace malloc themselves: there the counter is left out.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define CONTACTLAB_TREE_TEST_NO_MALLOC_COUNT
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__GLIBC__)
+#define CONTACTLAB_TREE_TEST_NO_MALLOC_COUNT
+#endif
+
+namespace {
+std::atomic<bool> tree_count_allocations{false};
+std::atomic<long> tree_allocations{0};
+}  // namespace
+
+#ifndef CONTACTLAB_TREE_TEST_NO_MALLOC_COUNT
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void __libc_free(void* p);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+
+static void tree_count() {
+  if (tree_count_allocations.load(std::memory_order_relaxed))
+    tree_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+void* malloc(std::size_t size) noexcept {
+  tree_count();
+  return __libc_malloc(size);
+}
+void free(void* p) noexcept {
+  __libc_free(p);
+}
+void* calloc(std::size_t count, std::size_t size) noexcept {
+  tree_count();
+  return __libc_calloc(count, size);
+}
+void* realloc(void* p, std::size_t size) noexcept {
+  tree_count();
+  return __libc_realloc(p, size);
+}
+void* memalign(std::size_t alignment, std::size_t size) noexcept {
+  tree_count();
+  return __libc_memalign(alignment, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept {
+  tree_count();
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept {
+  tree_count();
+  void* p = __libc_memalign(alignment, size);
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
+}
+}  // extern "C"
+#endif
 
 using namespace contactlab;
 using namespace contactlab::testing;
@@ -543,4 +609,52 @@ TEST_CASE(
     CHECK(impulse.restitution == Approx(e).epsilon(1e-6));
     CHECK(penalty.restitution == Approx(e).epsilon(0.01));
   }
+}
+
+TEST_CASE(
+    "joint tree dynamics: no heap allocation per derivative, for a 20-link chain with a driven "
+    "joint and for Engelson's pendulum during its contact with the wall (m* through the tree)") {
+#ifdef CONTACTLAB_TREE_TEST_NO_MALLOC_COUNT
+  WARN("allocation counting is off in sanitizer / non-glibc builds");
+#else
+  // Self-check: the counter sees an allocation when there is one.
+  tree_allocations = 0;
+  tree_count_allocations = true;
+  auto* probe = new std::vector<double>(100);
+  tree_count_allocations = false;
+  delete probe;
+  REQUIRE(tree_allocations >= 1);
+
+  std::mt19937_64 rng(5);
+  std::vector<Link> links;
+  Experiment chain(random_chain(20, rng, links, 7));
+  core::Simulation simulation(chain.scene, chain.registry);
+  std::vector<double> y = simulation.initial_state(), y_rate(y.size());
+  for (double& value : y) value += 0.3;
+  simulation.derivative(0.1, y, y_rate);  // warm-up
+  tree_allocations = 0;
+  tree_count_allocations = true;
+  for (int repeat = 0; repeat < 3; ++repeat) simulation.derivative(0.1 + repeat, y, y_rate);
+  tree_count_allocations = false;
+  CHECK(tree_allocations == 0);
+
+  // The pendulum presses into the wall: a living contact whose effective mass is the tree's.
+  Experiment pendulum(engelson_pendulum(
+      "{ type: engelson, params: { stiffness_per_mass_per_s2: 1.0e6 } }", 0.5, 1.5));
+  int in_contact = 0;
+  long allocations = 0;
+  run(pendulum, [&](core::Simulation& sim, double t, std::span<const double> state) {
+    if (!(-std::sin(state[0]) > 0.5 + 1e-5)) return;  // the tip penetrates the wall
+    ++in_contact;
+    std::vector<double> rate(state.size());
+    sim.derivative(t, state, rate);  // warm-up at this state
+    tree_allocations = 0;
+    tree_count_allocations = true;
+    sim.derivative(t, state, rate);
+    tree_count_allocations = false;
+    allocations += tree_allocations;
+  });
+  CHECK(in_contact >= 1);
+  CHECK(allocations == 0);
+#endif
 }
