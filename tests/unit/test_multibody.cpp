@@ -25,71 +25,7 @@
 #include "fixed_joint.hpp"
 #include "free_joint.hpp"
 
-// --- Allocation counter ----------------------------------------------------------------------
-// operator new is already replaced in this binary (test_narrow_phase_gjk_epa.cpp), and it calls
-// std::malloc, as Eigen does. So allocations are counted one level lower: glibc lets a program
-// replace malloc & co.; these replacements only count and forward to glibc's own allocator
-// (__libc_*), so every block is still allocated and released by the same allocator. Sanitizer
-// runtimes replace malloc themselves: there the counter is left out and the test only warns.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define CONTACTLAB_TEST_NO_MALLOC_COUNT
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__GLIBC__)
-#define CONTACTLAB_TEST_NO_MALLOC_COUNT
-#endif
-
-namespace {
-std::atomic<bool> multibody_count_allocations{false};
-std::atomic<long> multibody_allocations{0};
-}  // namespace
-
-#ifndef CONTACTLAB_TEST_NO_MALLOC_COUNT
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void __libc_free(void* p);
-void* __libc_calloc(std::size_t count, std::size_t size);
-void* __libc_realloc(void* p, std::size_t size);
-void* __libc_memalign(std::size_t alignment, std::size_t size);
-
-static void multibody_count() {
-  if (multibody_count_allocations.load(std::memory_order_relaxed))
-    multibody_allocations.fetch_add(1, std::memory_order_relaxed);
-}
-void* malloc(std::size_t size) noexcept {
-  multibody_count();
-  return __libc_malloc(size);
-}
-void free(void* p) noexcept {
-  __libc_free(p);
-}
-void* calloc(std::size_t count, std::size_t size) noexcept {
-  multibody_count();
-  return __libc_calloc(count, size);
-}
-void* realloc(void* p, std::size_t size) noexcept {
-  multibody_count();
-  return __libc_realloc(p, size);
-}
-void* memalign(std::size_t alignment, std::size_t size) noexcept {
-  multibody_count();
-  return __libc_memalign(alignment, size);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept {
-  multibody_count();
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept {
-  multibody_count();
-  void* p = __libc_memalign(alignment, size);
-  if (!p) return ENOMEM;
-  *out = p;
-  return 0;
-}
-}  // extern "C"
-#endif
+#include "malloc_counter.hpp"
 
 using contactlab::InputError;
 using contactlab::Joint;
@@ -740,13 +676,13 @@ TEST_CASE(
       }
       const VectorXd reference = M_ff.llt().solve(rhs);
 
-      multibody_allocations = 0;
-      multibody_count_allocations = true;
+      contactlab::testing::allocations = 0;
+      contactlab::testing::count_allocations = true;
       tree.forward_dynamics(span_of(s.q), span_of(s.v), span_of(tau), kGravity, external,
                             span_of(v_dot));
-      multibody_count_allocations = false;
+      contactlab::testing::count_allocations = false;
 #ifndef CONTACTLAB_TEST_NO_MALLOC_COUNT
-      CHECK(multibody_allocations == 0);
+      CHECK(contactlab::testing::allocations == 0);
 #endif
       VectorXd result(nf);
       for (Eigen::Index a = 0; a < nf; ++a)
@@ -851,19 +787,19 @@ TEST_CASE(
   trees.emplace_back(mixed_tree(rng, true));
   trees.emplace_back(mixed_tree(rng, false));
   // Self-check: the counter sees an allocation when there is one.
-  multibody_allocations = 0;
-  multibody_count_allocations = true;
+  contactlab::testing::allocations = 0;
+  contactlab::testing::count_allocations = true;
   auto* probe = new std::vector<double>(100);
-  multibody_count_allocations = false;
+  contactlab::testing::count_allocations = false;
   delete probe;
-  REQUIRE(multibody_allocations >= 1);
+  REQUIRE(contactlab::testing::allocations >= 1);
   for (MultibodyTree& tree : trees) {
     const State s = random_state(tree, rng);
     const auto external = random_wrenches(tree.body_count(), rng);
     VectorXd tau = VectorXd::Random(tree.nv()), out(tree.nv()), v_dot(tree.nv());
     MatrixXd M(tree.nv(), tree.nv());
-    multibody_allocations = 0;
-    multibody_count_allocations = true;
+    contactlab::testing::allocations = 0;
+    contactlab::testing::count_allocations = true;
     for (int repeat = 0; repeat < 3; ++repeat) {
       tree.forward_kinematics(span_of(s.q), span_of(s.v));
       tree.mass_matrix(span_of(s.q), M);
@@ -872,8 +808,8 @@ TEST_CASE(
                             span_of(v_dot));
       tree.inverse_dynamics(span_of(s.q), span_of(s.v), span_of(v_dot), kGravity, {}, span_of(out));
     }
-    multibody_count_allocations = false;
-    CHECK(multibody_allocations == 0);
+    contactlab::testing::count_allocations = false;
+    CHECK(contactlab::testing::allocations == 0);
   }
 #endif
 }

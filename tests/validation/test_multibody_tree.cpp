@@ -17,69 +17,7 @@
 #include "contactlab/core/multibody.hpp"
 #include "scene_fixture.hpp"
 
-// --- Allocation counter (as in tests/unit/test_multibody.cpp) ---------------------------------
-// glibc lets a program replace malloc & co.; these only count and forward to glibc's own
-// allocator (__libc_*), so every block is still allocated and released by the same allocator.
-// Sanitizer runtimes replace malloc themselves: there the counter is left out.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define CONTACTLAB_TREE_TEST_NO_MALLOC_COUNT
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__GLIBC__)
-#define CONTACTLAB_TREE_TEST_NO_MALLOC_COUNT
-#endif
-
-namespace {
-std::atomic<bool> tree_count_allocations{false};
-std::atomic<long> tree_allocations{0};
-}  // namespace
-
-#ifndef CONTACTLAB_TREE_TEST_NO_MALLOC_COUNT
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void __libc_free(void* p);
-void* __libc_calloc(std::size_t count, std::size_t size);
-void* __libc_realloc(void* p, std::size_t size);
-void* __libc_memalign(std::size_t alignment, std::size_t size);
-
-static void tree_count() {
-  if (tree_count_allocations.load(std::memory_order_relaxed))
-    tree_allocations.fetch_add(1, std::memory_order_relaxed);
-}
-void* malloc(std::size_t size) noexcept {
-  tree_count();
-  return __libc_malloc(size);
-}
-void free(void* p) noexcept {
-  __libc_free(p);
-}
-void* calloc(std::size_t count, std::size_t size) noexcept {
-  tree_count();
-  return __libc_calloc(count, size);
-}
-void* realloc(void* p, std::size_t size) noexcept {
-  tree_count();
-  return __libc_realloc(p, size);
-}
-void* memalign(std::size_t alignment, std::size_t size) noexcept {
-  tree_count();
-  return __libc_memalign(alignment, size);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept {
-  tree_count();
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept {
-  tree_count();
-  void* p = __libc_memalign(alignment, size);
-  if (!p) return ENOMEM;
-  *out = p;
-  return 0;
-}
-}  // extern "C"
-#endif
+#include "../unit/malloc_counter.hpp"
 
 using namespace contactlab;
 using namespace contactlab::testing;
@@ -614,16 +552,16 @@ TEST_CASE(
 TEST_CASE(
     "joint tree dynamics: no heap allocation per derivative, for a 20-link chain with a driven "
     "joint and for Engelson's pendulum during its contact with the wall (m* through the tree)") {
-#ifdef CONTACTLAB_TREE_TEST_NO_MALLOC_COUNT
+#ifdef CONTACTLAB_TEST_NO_MALLOC_COUNT
   WARN("allocation counting is off in sanitizer / non-glibc builds");
 #else
   // Self-check: the counter sees an allocation when there is one.
-  tree_allocations = 0;
-  tree_count_allocations = true;
+  testing::allocations = 0;
+  count_allocations = true;
   auto* probe = new std::vector<double>(100);
-  tree_count_allocations = false;
+  count_allocations = false;
   delete probe;
-  REQUIRE(tree_allocations >= 1);
+  REQUIRE(testing::allocations >= 1);
 
   std::mt19937_64 rng(5);
   std::vector<Link> links;
@@ -632,11 +570,11 @@ TEST_CASE(
   std::vector<double> y = simulation.initial_state(), y_rate(y.size());
   for (double& value : y) value += 0.3;
   simulation.derivative(0.1, y, y_rate);  // warm-up
-  tree_allocations = 0;
-  tree_count_allocations = true;
+  testing::allocations = 0;
+  count_allocations = true;
   for (int repeat = 0; repeat < 3; ++repeat) simulation.derivative(0.1 + repeat, y, y_rate);
-  tree_count_allocations = false;
-  CHECK(tree_allocations == 0);
+  count_allocations = false;
+  CHECK(testing::allocations == 0);
 
   // The pendulum presses into the wall: a living contact whose effective mass is the tree's.
   Experiment pendulum(engelson_pendulum(
@@ -648,11 +586,11 @@ TEST_CASE(
     ++in_contact;
     std::vector<double> rate(state.size());
     sim.derivative(t, state, rate);  // warm-up at this state
-    tree_allocations = 0;
-    tree_count_allocations = true;
+    testing::allocations = 0;
+    count_allocations = true;
     sim.derivative(t, state, rate);
-    tree_count_allocations = false;
-    allocations += tree_allocations;
+    count_allocations = false;
+    allocations += testing::allocations;
   });
   CHECK(in_contact >= 1);
   CHECK(allocations == 0);
