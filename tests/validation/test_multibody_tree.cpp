@@ -441,15 +441,33 @@ TEST_CASE(
 
 namespace {
 
-/// Engelson (2000) §2.5/§7.1, reading notes §3.2/§3.4: a 50 kg point mass 0.5 m along a 1 m bar
-/// on a revolute joint about z (gravity −y), released at rest from q = 1 rad; the bar's end
-/// hits a wall at x = 0.5 m. Here the bar's end is a welded child body `tip` (fixed joint at
-/// 1 m) carrying a sphere of radius r whose surface touches the wall when the end is at
-/// x = 0.5 m (the wall is a half-space at x = 0.5 + r with normal −x).
+/// Engelson (2000) §2.5/§7.1–7.2, reading notes §3.2/§3.4/§3.5: a 50 kg point mass 0.5 m along
+/// a 1 m bar on a revolute joint about z (gravity −y), released at rest from q = 1 rad (the bar's
+/// end at (−sin q, cos q)); the bar's end hits a wall at x = 0.5 m, or a floor at y = −0.4 m.
+/// Here the bar's end is a welded child body `tip` (fixed joint at 1 m) carrying a sphere of
+/// radius r whose surface touches the obstacle when the end reaches it (the wall is a half-space
+/// at x = 0.5 + r with normal −x, the floor one at y = −0.4 − r with normal +y).
 constexpr double tip_radius_m = 0.01;
 constexpr double tip_mass_kg = 1e-3;
+constexpr double floor_y_m = -0.4;
 
-std::string engelson_pendulum(const std::string& force_law, double restitution, double duration_s) {
+enum class Obstacle { wall, floor };
+
+std::string engelson_pendulum(const std::string& force_law, double restitution, double duration_s,
+                              Obstacle obstacle = Obstacle::wall,
+                              const std::string& integrator =
+                                  "{ type: rk4, params: { step_s: 1.0e-4, event_tolerance_s: "
+                                  "1.0e-13 } }") {
+  const std::string obstacle_body =
+      obstacle == Obstacle::wall
+          ? "  - name: wall\n    joint: fixed\n    initial: { position_m: [" +
+                num(0.5 + tip_radius_m) +
+                ", 0, 0] }\n    geometry: [{ name: wall, shape: { type: half_space, normal: [-1, "
+                "0, 0] }, material: Steel }]\n"
+          : "  - name: floor\n    joint: fixed\n    initial: { position_m: [0, " +
+                num(floor_y_m - tip_radius_m) +
+                ", 0] }\n    geometry: [{ name: floor, shape: { type: half_space, normal: [0, 1, "
+                "0] }, material: Steel }]\n";
   return R"(
 duration_s: )" +
          num(duration_s) +
@@ -463,12 +481,8 @@ materials:
     - { materials: [Steel, Steel], restitution: )" +
          num(restitution) + R"( }
 bodies:
-  - name: wall
-    joint: fixed
-    initial: { position_m: [)" +
-         num(0.5 + tip_radius_m) + R"(, 0, 0] }
-    geometry: [{ name: wall, shape: { type: half_space, normal: [-1, 0, 0] }, material: Steel }]
-  - name: tip
+)" + obstacle_body +
+         R"(  - name: tip
     parent: arm
     joint: fixed
     joint_placement: { position_m: [0, 1, 0] }
@@ -483,8 +497,8 @@ bodies:
          num(180.0 / pi) + R"( } }
 contact: { force_law: )" +
          force_law + R"(, friction: none }
-integrator: { type: rk4, params: { step_s: 1.0e-4, event_tolerance_s: 1.0e-13 } }
-)";
+integrator: )" +
+         integrator + "\n";
 }
 
 struct Rebound {
@@ -546,6 +560,77 @@ TEST_CASE(
     CHECK(impulse.impacts == 1);
     CHECK(impulse.restitution == Approx(e).epsilon(1e-6));
     CHECK(penalty.restitution == Approx(e).epsilon(0.01));
+  }
+}
+
+namespace {
+
+struct RestingPendulum {
+  double q = 0.0, q_dot = 0.0;      ///< the arm's angle and rate at the end
+  double normal_force_N = 0.0;      ///< the floor's push on the tip at the end
+  double penetration_m = 0.0;       ///< the tip's depth in the floor at the end
+  int contact_phases = 0;           ///< output-time runs with the tip on the floor
+  double last_separation_s = -1.0;  ///< last output time with the tip off the floor
+};
+
+RestingPendulum rest_on_floor(const std::string& integrator) {
+  Experiment experiment(
+      engelson_pendulum("{ type: engelson, params: { stiffness_per_mass_per_s2: 1.0e6 } }", 0.5,
+                        3.0, Obstacle::floor, integrator));
+  RestingPendulum rest;
+  bool touching = false;
+  run(experiment, [&](core::Simulation& simulation, double t, std::span<const double> y) {
+    const auto& contacts = simulation.contacts_at(t, y);
+    if (!contacts.empty() && !touching) ++rest.contact_phases;
+    touching = !contacts.empty();
+    if (!touching) rest.last_separation_s = t;
+    rest.q = y[0];
+    rest.q_dot = y[1];
+    rest.normal_force_N = touching ? contacts.front().normal_force_N : 0.0;
+    rest.penetration_m = touching ? -contacts.front().geometry.distance_m : 0.0;
+  });
+  return rest;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Engelson's pendulum resting on a floor at y = -0.4 m (engelson law, e = 0.5, K = 1e6 per "
+    "s^2) with rk4 and cvode: it bounces, then rests with the floor's force g(m/2 + m_tip) within "
+    "1e-9 relative and the depth F/(K m*), m* = I_O/sin^2 q, within 1e-6 relative") {
+  // Static equilibrium about the pivot: the weights' moment g·sin q·(50·0.5 + m_tip·1) equals the
+  // floor force's F·sin q (the tip is 1 m out), so F = g·(25 + m_tip) at any resting angle. The
+  // contact point moves vertically at −sin q·q̇, so m* = I_O/sin²q; the engelson law at rest is
+  // F = K·m*·x, and the tip's depth x sets the angle: cos q = −0.4 − x. Fixed-point solve.
+  const double g = 9.81;
+  const double I_O = 50.0 * 0.25 + 1e-6 + tip_mass_kg * 1.0 + 1e-9;
+  const double force_N = g * (50.0 * 0.5 + tip_mass_kg * 1.0);
+  const double K = 1.0e6;
+  double depth_m = 0.0;
+  for (int iteration = 0; iteration < 50; ++iteration) {
+    const double s = std::sin(std::acos(floor_y_m - depth_m));
+    depth_m = force_N * s * s / (K * I_O);
+  }
+  const double q_rest = std::acos(floor_y_m - depth_m);
+
+  const std::pair<const char*, const char*> integrators[] = {
+      {"rk4", "{ type: rk4, params: { step_s: 1.0e-4 } }"},
+      {"cvode", "{ type: cvode, params: { rtol: 1.0e-8, atol: 1.0e-10 } }"}};
+  for (const auto& [name, integrator] : integrators) {
+    const RestingPendulum rest = rest_on_floor(integrator);
+    std::printf(
+        "Engelson's floor pendulum (%s): %d contact phases, last off the floor at %.3f s; at 3 s "
+        "q = %.9f (closed form %.9f), q_dot = %.1e, F = %.6f N (closed form %.6f), depth = "
+        "%.6e m (closed form %.6e)\n",
+        name, rest.contact_phases, rest.last_separation_s, rest.q, q_rest, rest.q_dot,
+        rest.normal_force_N, force_N, rest.penetration_m, depth_m);
+    INFO(name);
+    CHECK(rest.contact_phases >= 2);  // it bounces off the floor before it rests
+    CHECK(rest.last_separation_s < 2.0);
+    CHECK(std::abs(rest.q_dot) < 1e-8);
+    CHECK(rest.normal_force_N == Approx(force_N).epsilon(1e-9));
+    CHECK(rest.penetration_m == Approx(depth_m).epsilon(1e-6));
+    CHECK(rest.q == Approx(q_rest).epsilon(1e-9));
   }
 }
 
