@@ -527,15 +527,19 @@ void Simulation::event_values(double t, std::span<const double> y_in, std::span<
   event_detection_ = detections_;
   // Aggregate functions (Modia3D's pair): contact start = the smallest gap of the pairs not in
   // contact, contact end = the smallest penetration of the pairs in contact. Each is armed while
-  // positive; "nothing to watch" is a large positive value.
+  // positive; "nothing to watch" is a large positive value. Hysteresis: a start fires at a depth
+  // of contact_start_hysteresis_m, not at zero, so that a pair exactly touching (balls placed in
+  // a row, or a pair just separated at a located contact end) is armed; a function exactly zero
+  // at a restart would never fire, and the pair would be born only at the end of a step, deep.
   constexpr double far = std::numeric_limits<double>::max();
+  constexpr double contact_start_hysteresis_m = 1e-9;
   double start_gap = far, end_depth = far;
   for (const Candidate& candidate : candidates_) {
     const double gap = candidate.geometry().distance_m - activation_distance_m_;
     if (candidate.living)
       end_depth = std::min(end_depth, -gap);
     else
-      start_gap = std::min(start_gap, gap);
+      start_gap = std::min(start_gap, gap + contact_start_hysteresis_m);
   }
   g[0] = start_gap;
   g[1] = end_depth;
@@ -608,12 +612,13 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
     if (i >= nq_ + nv_) where = "a contact's continuous state";
     throw SimulationError(where + " became non-finite at t = " + std::to_string(t) + " s");
   }
+  // The detection of event_values() at this same state is reused; the body kinematics are not,
+  // as output() or derivative() may have moved them to another state since (e.g. an output
+  // time just before a located contact start), and births read the velocities.
   const bool detected = event_detection_ == detections_ && event_time_s_ == t &&
                         std::equal(y.begin(), y.end(), event_state_.begin(), event_state_.end());
-  if (!detected) {
-    compute_kinematics(y);
-    detect_contacts();
-  }
+  compute_kinematics(y);
+  if (!detected) detect_contacts();
   pending_y_.assign(y.begin(), y.end());
   bool restart = false;
   auto name_of = [&](std::size_t geometry) -> const std::string& {
