@@ -1,14 +1,17 @@
-// The `contactlab` command: run, validate and plugins.
+// The `contactlab` command: run, validate, plugins, compare and merge (and run-variant, the
+// child process of compare).
 //
 // Exit codes: 0 done; 2 bad input (file, YAML, schema, command line); 3 plugin load or ABI
-// refusal; 4 simulation failed; 130 interrupted (Ctrl-C; the run directory is kept, marked
-// incomplete).
+// refusal; 4 simulation failed (compare, merge: a variant failed; the table is written);
+// 130 interrupted (Ctrl-C; the run directory is kept, marked incomplete); merge: 1 when the
+// merged table is incomplete (a shard missing or interrupted).
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "contactlab/core/compare.hpp"
 #include "contactlab/core/experiment.hpp"
 #include "contactlab/core/registry.hpp"
 #include "contactlab/version.hpp"
@@ -174,6 +177,49 @@ int run(const fs::path& file, const std::vector<std::string>& overrides,
   return exit_ok;
 }
 
+/// One variant of a comparison, run by `contactlab compare` in a child process. The fingerprint
+/// (when given) guards against a comparison file edited while its comparison runs.
+int run_variant(const fs::path& file, const std::string& name, const std::string& fingerprint,
+                const std::string& out_dir) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);  // a batch system's time limit: stop cleanly, as Ctrl-C
+  const ComparisonSpec spec = load_comparison(file);
+  if (!fingerprint.empty() && fingerprint != spec.fingerprint)
+    throw InputError(file.string() +
+                     ": the comparison file changed after its comparison started (its variant "
+                     "list differs); run the comparison again");
+  const Variant& variant = find_variant(spec, name);
+  PluginRegistry registry;
+  Scene scene = build_scene(variant_configuration(spec, variant), file, registry);
+  print_warnings(scene);
+  const fs::path directory =
+      out_dir.empty() ? default_run_directory(scene.name + "-" + variant.name) : fs::path(out_dir);
+  std::cerr << "running variant '" << variant.name << "' of '" << scene.name << "' for "
+            << scene.duration_s << " s into " << directory.string() << '\n';
+  RunOutcome outcome = run_experiment(scene, registry, directory, &interrupt_requested);
+  const auto& s = outcome.statistics;
+  if (outcome.result.status == IntegrationStatus::interrupted) {
+    std::cerr << "interrupted at t = " << outcome.result.time_reached_s << " s\n";
+    return exit_interrupted;
+  }
+  std::cout << "done: " << s.steps << " steps, " << s.rhs_evaluations << " rhs evaluations, "
+            << s.events << " events, max penetration " << s.max_penetration_m << " m\n";
+  return exit_ok;
+}
+
+std::filesystem::path this_executable(const char* argv0) {
+  std::error_code error;
+  fs::path path = fs::read_symlink("/proc/self/exe", error);
+  if (error || path.empty()) path = fs::absolute(argv0, error);
+  return path;
+}
+
+std::string joined_command_line(int argc, char** argv) {
+  std::string text;
+  for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
+  return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,6 +243,38 @@ int main(int argc, char** argv) {
   auto* plugins_command = app.add_subcommand("plugins", "list installed plugins and parameters");
   plugins_command->add_flag("--json", as_json, "machine-readable output");
 
+  int jobs = 0;
+  std::string shard_text = "1/1";
+  bool dry_run = false;
+  auto* compare_command = app.add_subcommand(
+      "compare", "run the variants of an experiment in parallel and tabulate them");
+  compare_command->add_option("file", file, "comparison YAML file (an experiment plus variants:)")
+      ->required();
+  compare_command->add_option("--jobs,-j", jobs, "variants run at a time (default: cores)")
+      ->check(CLI::PositiveNumber);
+  compare_command->add_option("--shard", shard_text,
+                              "run only the i-th of N slices of the variants (i/N, 1-based)");
+  compare_command->add_option("--output,-o", out_dir,
+                              "comparison directory (default runs/<name>-compare-<time>)");
+  compare_command->add_flag("--dry-run", dry_run, "validate and list the variants, run nothing");
+
+  std::vector<std::string> merge_directories;
+  auto* merge_command =
+      app.add_subcommand("merge", "combine the tables of a comparison's shards into one table");
+  merge_command->add_option("directories", merge_directories, "the shards' comparison directories")
+      ->required();
+  merge_command->add_option("--output,-o", out_dir,
+                            "merged comparison directory (default runs/<name>-merged-<time>)");
+
+  std::string variant_name, fingerprint;
+  auto* variant_command =
+      app.add_subcommand("run-variant", "run one variant of a comparison (compare's child)");
+  variant_command->group("");  // internal: not listed in --help
+  variant_command->add_option("file", file, "comparison YAML file")->required();
+  variant_command->add_option("--variant", variant_name, "variant name")->required();
+  variant_command->add_option("--fingerprint", fingerprint, "the comparison's variant-list hash");
+  variant_command->add_option("--out,-o", out_dir, "run directory");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -208,6 +286,25 @@ int main(int argc, char** argv) {
     if (*run_command) return run(file, overrides, out_dir);
     if (*validate_command) return validate(file, overrides);
     if (*plugins_command) return list_plugins(as_json);
+    if (*compare_command) {
+      CompareOptions options;
+      options.file = file;
+      options.output = out_dir;
+      options.jobs = jobs;
+      options.shard = parse_shard(shard_text);
+      options.dry_run = dry_run;
+      options.executable = this_executable(argv[0]);
+      options.command_line = joined_command_line(argc, argv);
+      options.stop = &interrupt_requested;
+      std::signal(SIGINT, on_interrupt);
+      std::signal(SIGTERM, on_interrupt);
+      return run_comparison(options);
+    }
+    if (*merge_command) {
+      std::vector<fs::path> directories(merge_directories.begin(), merge_directories.end());
+      return merge_comparisons(directories, out_dir, joined_command_line(argc, argv));
+    }
+    if (*variant_command) return run_variant(file, variant_name, fingerprint, out_dir);
   } catch (const contactlab::InputError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return exit_bad_input;
