@@ -127,12 +127,14 @@ class Progress {
   Progress(std::size_t total, int jobs) : total_(total), jobs_(jobs), tty_(isatty(2) != 0) {}
 
   void started(const std::string& name, std::size_t running, std::size_t waiting) {
+    starts_[name] = Clock::now();
     if (tty_) return redraw(running, waiting, true);
     std::cerr << "[" << done_ << "/" << total_ << "] started " << name << '\n';
   }
 
   void finished(const std::string& name, RowStatus status, const std::string& error, double seconds,
                 std::size_t running, std::size_t waiting) {
+    starts_.erase(name);
     ++done_;
     if (status == RowStatus::ok) {
       ++ok_;
@@ -161,9 +163,9 @@ class Progress {
     std::cerr << text << '\n';
   }
 
-  /// Expected time left: mean duration of the finished runs × the work left, over the jobs.
-  void redraw(std::size_t running, std::size_t waiting, bool force,
-              const std::vector<double>& running_ages = {}) {
+  /// Expected time left: the mean duration of the finished runs times the work left (a running
+  /// variant: the mean less its age, at least a tenth of the mean), over the parallel lanes.
+  void redraw(std::size_t running, std::size_t waiting, bool force) {
     if (!tty_) return;
     const auto now = Clock::now();
     if (!force && now - last_ < kRedraw) return;
@@ -173,7 +175,10 @@ class Progress {
     if (timed_ > 0) {
       const double mean = seconds_done_ / static_cast<double>(timed_);
       double work = mean * static_cast<double>(waiting);
-      for (double age : running_ages) work += std::max(0.0, mean - age);
+      for (const auto& entry : starts_) {
+        const double age = std::chrono::duration<double>(now - entry.second).count();
+        work += std::max(0.1 * mean, mean - age);
+      }
       const double lanes = static_cast<double>(
           std::max<std::size_t>(1, std::min<std::size_t>(jobs_, running + waiting)));
       eta = duration_text(work / lanes);
@@ -195,6 +200,7 @@ class Progress {
   double seconds_done_ = 0.0;
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_{};
+  std::map<std::string, Clock::time_point> starts_;  ///< running variants
 };
 
 struct Outcome {
@@ -457,10 +463,7 @@ int run_comparison(const CompareOptions& options) {
       }
       running.clear();
     }
-    std::vector<double> ages;
-    for (const auto& entry : running)
-      ages.push_back(std::chrono::duration<double>(Clock::now() - entry.second.started).count());
-    progress.redraw(running.size(), waiting.size(), false, ages);
+    progress.redraw(running.size(), waiting.size(), false);
     std::this_thread::sleep_for(kPoll);
   }
   progress.close();
