@@ -307,10 +307,12 @@ const std::vector<std::string>& default_comparison_columns() {
   return columns;
 }
 
-ComparisonSpec load_comparison(const fs::path& file) {
+ComparisonSpec load_comparison(const fs::path& file, const std::vector<std::string>& overrides) {
   ComparisonSpec spec;
   spec.file = file;
+  spec.overrides = overrides;
   ConfigNode root = load_config_file(file);
+  for (const std::string& assignment : overrides) apply_override(root, assignment);
   if (!root.is_map())
     fail_at(root, "a comparison file must be a map: an experiment plus 'variants:'");
   const ConfigNode* variants = root.find("variants");
@@ -416,7 +418,8 @@ ComparisonSpec load_comparison(const fs::path& file) {
   }
   name_variants(spec.variants, spec.axes);
 
-  std::string identity = spec.name + '\n' + (spec.combine == Combine::zip ? "zip" : "product");
+  std::string identity =
+      to_yaml(spec.base) + '\n' + (spec.combine == Combine::zip ? "zip" : "product");
   for (const Variant& variant : spec.variants) {
     identity += '\n' + variant.name;
     for (const VariantSetting& setting : variant.settings)

@@ -314,7 +314,7 @@ std::string status_counts(const Table& table) {
 }  // namespace
 
 int run_comparison(const CompareOptions& options) {
-  const ComparisonSpec spec = load_comparison(options.file);
+  const ComparisonSpec spec = load_comparison(options.file, options.overrides);
   PluginRegistry registry;
   const std::vector<std::string> errors = validate_variants(spec, registry);
   if (!errors.empty()) {
@@ -414,15 +414,19 @@ int run_comparison(const CompareOptions& options) {
       waiting.pop_back();
       const fs::path directory = output / variant.name;
       make_directory(directory);
-      const std::vector<std::string> arguments = {options.executable.string(),
-                                                  "run-variant",
-                                                  spec.file.string(),
-                                                  "--variant",
-                                                  variant.name,
-                                                  "--fingerprint",
-                                                  spec.fingerprint,
-                                                  "--out",
-                                                  directory.string()};
+      std::vector<std::string> arguments = {options.executable.string(),
+                                            "run-variant",
+                                            spec.file.string(),
+                                            "--variant",
+                                            variant.name,
+                                            "--fingerprint",
+                                            spec.fingerprint,
+                                            "--out",
+                                            directory.string()};
+      for (const std::string& assignment : spec.overrides) {
+        arguments.push_back("--set");
+        arguments.push_back(assignment);
+      }
       {
         std::ofstream command(directory / "command.txt");
         for (std::size_t a = 0; a < arguments.size(); ++a)
@@ -498,9 +502,10 @@ int merge_comparisons(const std::vector<fs::path>& directories, fs::path output,
     const std::string here = "'" + directories[t].string() + "'";
     const std::string there = "'" + directories.front().string() + "'";
     if (table.fingerprint != first.fingerprint || table.paths != first.paths)
-      throw InputError("merge: " + here + " and " + there +
-                       " hold different comparisons (their variant lists differ: file " +
-                       table.file + " vs " + first.file + ")");
+      throw InputError(
+          "merge: " + here + " and " + there +
+          " hold different comparisons (their base experiments or variant lists differ; file " +
+          table.file + " vs " + first.file + ")");
     if (table.columns != first.columns)
       throw InputError("merge: " + here + " and " + there + " have different columns");
     if (table.shard.count != first.shard.count)

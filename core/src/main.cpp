@@ -180,10 +180,10 @@ int run(const fs::path& file, const std::vector<std::string>& overrides,
 /// One variant of a comparison, run by `contactlab compare` in a child process. The fingerprint
 /// (when given) guards against a comparison file edited while its comparison runs.
 int run_variant(const fs::path& file, const std::string& name, const std::string& fingerprint,
-                const std::string& out_dir) {
+                const std::vector<std::string>& overrides, const std::string& out_dir) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);  // a batch system's time limit: stop cleanly, as Ctrl-C
-  const ComparisonSpec spec = load_comparison(file);
+  const ComparisonSpec spec = load_comparison(file, overrides);
   if (!fingerprint.empty() && fingerprint != spec.fingerprint)
     throw InputError(file.string() +
                      ": the comparison file changed after its comparison started (its variant "
@@ -256,6 +256,8 @@ int main(int argc, char** argv) {
                               "run only the i-th of N slices of the variants (i/N, 1-based)");
   compare_command->add_option("--output,-o", out_dir,
                               "comparison directory (default runs/<name>-compare-<time>)");
+  compare_command->add_option("--set", overrides,
+                              "override a key of the file: dotted.path=value (repeatable)");
   compare_command->add_flag("--dry-run", dry_run, "validate and list the variants, run nothing");
 
   std::vector<std::string> merge_directories;
@@ -274,6 +276,7 @@ int main(int argc, char** argv) {
   variant_command->add_option("--variant", variant_name, "variant name")->required();
   variant_command->add_option("--fingerprint", fingerprint, "the comparison's variant-list hash");
   variant_command->add_option("--out,-o", out_dir, "run directory");
+  variant_command->add_option("--set", overrides, "the comparison's overrides");
 
   try {
     app.parse(argc, argv);
@@ -289,6 +292,7 @@ int main(int argc, char** argv) {
     if (*compare_command) {
       CompareOptions options;
       options.file = file;
+      options.overrides = overrides;
       options.output = out_dir;
       options.jobs = jobs;
       options.shard = parse_shard(shard_text);
@@ -304,7 +308,7 @@ int main(int argc, char** argv) {
       std::vector<fs::path> directories(merge_directories.begin(), merge_directories.end());
       return merge_comparisons(directories, out_dir, joined_command_line(argc, argv));
     }
-    if (*variant_command) return run_variant(file, variant_name, fingerprint, out_dir);
+    if (*variant_command) return run_variant(file, variant_name, fingerprint, overrides, out_dir);
   } catch (const contactlab::InputError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return exit_bad_input;

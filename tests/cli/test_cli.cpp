@@ -136,14 +136,26 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "cli: every shipped experiment in configs/ validates and runs 1 ms (exit 0); palettes and "
-    "variant lists are not experiments") {
+    "cli: every shipped experiment in configs/ validates and runs 1 ms (exit 0), every "
+    "comparison too (compare); palettes and variant lists are not experiments") {
   int experiments = 0;
   for (const auto& entry : fs::directory_iterator(configs)) {
     const std::string name = entry.path().filename().string();
     if (entry.path().extension() != ".yaml" || name == "materials.yaml" ||
         name.ends_with(".variants.yaml"))
       continue;
+    const std::string text = "\n" + read_file(entry.path());
+    if (text.find("\nvariants:") != std::string::npos) {
+      // A comparison: every variant validates, and each runs 1 ms.
+      Result r = run("compare " + entry.path().string() + " --dry-run");
+      INFO(name << ": " << r.output);
+      CHECK(r.exit_code == 0);
+      const fs::path out = fresh_directory("short_" + entry.path().stem().string());
+      r = run("compare " + entry.path().string() + " --output " + out.string() +
+              " --set duration_s=0.001");
+      CHECK(r.exit_code == 0);
+      continue;
+    }
     ++experiments;
     Result r = run("validate " + entry.path().string());
     INFO(name << ": " << r.output);

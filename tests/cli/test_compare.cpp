@@ -500,3 +500,28 @@ TEST_CASE(
   CHECK(summary["status"] == "incomplete");
   CHECK(summary["time_reached_s"].get<double>() > 0.0);
 }
+
+TEST_CASE(
+    "compare: --set overrides the file for every variant, and shards run with different "
+    "overrides do not merge") {
+  const fs::path dir = fresh_directory("set");
+  const fs::path file = write_comparison(dir,
+                                         "variants:\n"
+                                         "  contact.force_law.type: [hertz, linear]\n");
+  const Result first = run("compare " + file.string() + " --shard 1/2 --set duration_s=0.002" +
+                           " --output " + (dir / "s1").string());
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  const Csv csv = read_csv(dir / "s1" / "comparison.csv");
+  REQUIRE(csv.rows.size() == 1);
+  CHECK(csv.cell(0, "time_reached_s") == "0.002");
+  CHECK_THAT(read_file(dir / "s1" / "hertz" / "command.txt"), Contains("--set duration_s=0.002"));
+  const Result second =
+      run("compare " + file.string() + " --shard 2/2 --output " + (dir / "s2").string());
+  REQUIRE(second.exit_code == 0);
+  CHECK(read_csv(dir / "s2" / "comparison.csv").cell(0, "time_reached_s") == "0.01");
+  const Result merged = run("merge " + (dir / "s1").string() + " " + (dir / "s2").string() +
+                            " --output " + (dir / "merged").string());
+  CHECK(merged.exit_code == 2);
+  CHECK_THAT(merged.output, Contains("hold different comparisons"));
+}

@@ -72,15 +72,19 @@ struct ComparisonSpec {
   std::vector<VariantAxis> axes;
   std::vector<std::string> columns;  ///< summary.json keys for the table
   std::vector<Variant> variants;
-  std::string fingerprint;  ///< hash of the variant list (names, paths, values): shards must agree
+  std::vector<std::string> overrides;  ///< --set assignments applied to the file
+  std::string fingerprint;             ///< hash of the base and the variant list: shards must agree
 };
 
 /// The default table columns: summary.json keys (dotted) and derived metrics (energy_drift_J).
 const std::vector<std::string>& default_comparison_columns();
 
-/// Reads a comparison file: the `variants` section (located errors for a bad path syntax, an
-/// empty or non-list entry, zip lists of unequal length), variant names and the fingerprint.
-ComparisonSpec load_comparison(const std::filesystem::path& file);
+/// Reads a comparison file, applies `overrides` ("dotted.path=value", as `run --set`; they may
+/// also change `variants`), and reads the `variants` section (located errors for a bad path
+/// syntax, an empty or non-list entry, zip lists of unequal length), the variant names and the
+/// fingerprint (of the base experiment and the variant list).
+ComparisonSpec load_comparison(const std::filesystem::path& file,
+                               const std::vector<std::string>& overrides = {});
 
 /// The experiment configuration of one variant: the base with the variant's values set at their
 /// paths. A path that cannot be followed (no such list element, a single value in the way) is an
@@ -97,8 +101,9 @@ const Variant& find_variant(const ComparisonSpec& spec, const std::string& name)
 
 struct CompareOptions {
   std::filesystem::path file;
-  std::filesystem::path output;  ///< empty: runs/<name>-compare-<time> (or -shard<i>of<N>-)
-  int jobs = 0;                  ///< <= 0: the number of hardware threads
+  std::vector<std::string> overrides;  ///< --set dotted.path=value, before the variants apply
+  std::filesystem::path output;        ///< empty: runs/<name>-compare-<time> (or -shard<i>of<N>-)
+  int jobs = 0;                        ///< <= 0: the number of hardware threads
   Shard shard;
   bool dry_run = false;                     ///< validate and list the variants, run nothing
   std::filesystem::path executable;         ///< the contactlab binary the children run
