@@ -1,18 +1,42 @@
-// The seed papers' scenes in configs/, run as they are (with --set style overrides), against the
-// outcome the paper reports.
+// The seed papers' scenes in configs/, run as they are (with --set style overrides, or as the
+// variants of a comparison file), against the outcome the paper reports.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "contactlab/core/compare.hpp"
 #include "contactlab/core/experiment.hpp"
 #include "scene_fixture.hpp"
 
 using namespace contactlab;
 
 namespace {
+
+std::filesystem::path config_file(const char* name) {
+  return std::filesystem::path(CONTACTLAB_CONFIGS_DIR) / name;
+}
+
+std::size_t body_named(const core::Scene& scene, const std::string& name) {
+  for (std::size_t b = 0; b < scene.bodies.size(); ++b)
+    if (scene.bodies[b].name == name) return b;
+  FAIL("no body " << name);
+  return 0;
+}
+
+/// Runs a scene to its end, calling observe(simulation, t, y) at every output time.
+void run_scene(
+    const core::Scene& scene, core::PluginRegistry& registry,
+    const std::function<void(core::Simulation&, double, std::span<const double>)>& observe) {
+  core::Simulation simulation(scene, registry);
+  simulation.set_observer([&](double t, std::span<const double> y) { observe(simulation, t, y); });
+  const IntegrationResult result = simulation.run(nullptr, nullptr);
+  REQUIRE(result.status == IntegrationStatus::completed);
+}
 
 struct SpinHistory {
   std::vector<double> t, w_z;  ///< the body's angular velocity about the vertical
@@ -72,4 +96,213 @@ TEST_CASE(
   CHECK(*std::max_element(clockwise.w_z.begin(), clockwise.w_z.end()) < 0.0);
   CHECK(aligned.first_reversal_s < 0.0);
   CHECK(*std::min_element(aligned.w_z.begin(), aligned.w_z.end()) > 0.0);
+}
+
+TEST_CASE(
+    "Modia3D's TwoCollidingBalls (configs/modia_two_colliding_balls.yaml): the cue ball hits the "
+    "object ball at 0.55 s within 0.02 s, the object ball takes over its velocity within 2%, and "
+    "the cue ball, nearly stopped, speeds up again as its spin grips the cloth") {
+  core::PluginRegistry registry;
+  const core::Scene scene =
+      core::load_experiment(config_file("modia_two_colliding_balls.yaml"), {}, registry);
+  const std::size_t cue = body_named(scene, "cue_ball"), object = body_named(scene, "object_ball");
+  double hit_s = -1.0, cue_before = 0.0, object_after = -1.0, cue_after = -1.0, cue_end = 0.0;
+  double previous_cue = 0.0;
+  run_scene(scene, registry,
+            [&](core::Simulation& simulation, double t, std::span<const double> y) {
+              const core::BodyState a = simulation.body_state(cue, y),
+                                    b = simulation.body_state(object, y);
+              const bool touching = (a.p_WCm - b.p_WCm).norm() <= 0.06;
+              if (hit_s < 0.0 && touching) {
+                hit_s = t;
+                cue_before = previous_cue;
+              } else if (hit_s > 0.0 && !touching && object_after < 0.0) {
+                object_after = b.v_WCm.x();
+                cue_after = a.v_WCm.x();
+              }
+              previous_cue = a.v_WCm.x();
+              cue_end = a.v_WCm.x();
+            });
+  std::printf(
+      "TwoCollidingBalls: hit at %.3f s; cue ball %.4f m/s before, %.4f m/s after, %.4f m/s at "
+      "the end; object ball %.4f m/s after\n",
+      hit_s, cue_before, cue_after, cue_end, object_after);
+  CHECK(std::abs(hit_s - 0.55) <= 0.02);
+  CHECK(object_after == Approx(cue_before).epsilon(0.02));
+  CHECK(std::abs(cue_after) < 0.15 * cue_before);
+  CHECK(cue_end > 0.2);
+}
+
+TEST_CASE(
+    "Modia3D's Billard4Balls (2.5 s, as its test) and Billard16Balls (1 s): no ball leaves the "
+    "table (centres within the cushions and 0.1 mm of their resting height) and the total energy "
+    "never rises by more than 1e-7 of the initial energy between output times") {
+  for (const auto& [file, duration] : {std::pair{"modia_billiard_4_balls.yaml", "2.5"},
+                                       std::pair{"modia_billiard_16_balls.yaml", "1.0"}}) {
+    core::PluginRegistry registry;
+    const core::Scene scene =
+        core::load_experiment(config_file(file), {std::string("duration_s=") + duration}, registry);
+    std::vector<std::size_t> balls;
+    for (std::size_t b = 0; b < scene.bodies.size(); ++b)
+      if (scene.bodies[b].name != "table") balls.push_back(b);
+    double x_max = 0.0, y_max = 0.0, z_off = 0.0, E0 = -1.0, E_last = 0.0, worst_rise = 0.0;
+    double moving = 0.0;
+    run_scene(scene, registry,
+              [&](core::Simulation& simulation, double, std::span<const double> y) {
+                for (std::size_t b : balls) {
+                  const core::BodyState state = simulation.body_state(b, y);
+                  x_max = std::max(x_max, std::abs(state.p_WCm.x()));
+                  y_max = std::max(y_max, std::abs(state.p_WCm.y()));
+                  z_off = std::max(z_off, std::abs(state.p_WCm.z() - 0.03));
+                  if (b != balls.front()) moving = std::max(moving, state.v_WCm.norm());
+                }
+                const double E = simulation.total_energy(y);
+                if (E0 < 0.0)
+                  E0 = E;
+                else
+                  worst_rise = std::max(worst_rise, E - E_last);
+                E_last = E;
+              });
+    std::printf(
+        "%s: %zu balls, max |x| %.4f m, max |y| %.4f m, max |z - r| %.2e m, energy %.4f -> "
+        "%.4f J, largest rise %.2e J\n",
+        file, balls.size(), x_max, y_max, z_off, E0, E_last, worst_rise);
+    INFO(file);
+    CHECK(moving > 0.5);  // the rack was broken
+    CHECK(x_max <= 1.12 - 0.03 + 1e-3);
+    CHECK(y_max <= 0.56 - 0.03 + 1e-3);
+    CHECK(z_off < 1e-4);
+    CHECK(worst_rise <= 1e-7 * E0);
+    CHECK(E_last < E0);
+  }
+}
+
+TEST_CASE(
+    "Engelson's bouncing ball (configs/engelson_bouncing_ball.yaml): it rebounds at 0.8 of its "
+    "impact speed, so its first five apex heights are 10 0.64^n m within 1e-5 relative") {
+  core::PluginRegistry registry;
+  const core::Scene scene =
+      core::load_experiment(config_file("engelson_bouncing_ball.yaml"), {}, registry);
+  std::vector<double> apexes;
+  double previous_v = 0.0, previous_z = 0.0;
+  run_scene(scene, registry, [&](core::Simulation& simulation, double, std::span<const double> y) {
+    const core::BodyState ball = simulation.body_state(1, y);
+    // An apex between two samples: take the parabola's top from the later one (g = 9.8).
+    if (previous_v > 0.0 && ball.v_WCm.z() <= 0.0)
+      apexes.push_back(ball.p_WCm.z() - 0.05 + ball.v_WCm.z() * ball.v_WCm.z() / (2.0 * 9.8));
+    previous_v = ball.v_WCm.z();
+    previous_z = ball.p_WCm.z();
+  });
+  REQUIRE(apexes.size() >= 5);
+  for (std::size_t n = 0; n < 5; ++n) {
+    const double expected = 10.0 * std::pow(0.64, static_cast<double>(n + 1));
+    std::printf("Engelson ball: apex %zu at %.7f m (10 0.64^%zu = %.7f)\n", n + 1, apexes[n], n + 1,
+                expected);
+    CHECK(apexes[n] == Approx(expected).epsilon(1e-5));
+  }
+}
+
+TEST_CASE(
+    "Engelson's four cubes (configs/engelson_four_cubes.yaml): the collisions start at 1.0 s and "
+    "1.3 s within 5 ms, momentum is kept within 1e-9 and kinetic energy within 1e-3 (elastic), "
+    "and all four are apart at the end") {
+  core::PluginRegistry registry;
+  const core::Scene scene =
+      core::load_experiment(config_file("engelson_four_cubes.yaml"), {}, registry);
+  std::vector<double> starts;
+  bool touching = false;
+  Vec3 p0 = Vec3::Zero();
+  double worst_momentum = 0.0, E0 = -1.0, E_end = 0.0;
+  std::size_t contacts_at_end = 0;
+  run_scene(scene, registry,
+            [&](core::Simulation& simulation, double t, std::span<const double> y) {
+              const std::size_t living = simulation.contacts_at(t, y).size();
+              if (living > 0 && !touching) starts.push_back(t);
+              touching = living > 0;
+              contacts_at_end = living;
+              Vec3 p = Vec3::Zero();
+              for (std::size_t b = 0; b < 4; ++b)
+                p += simulation.body_state(b, y).v_WCm;  // 1 kg each
+              if (E0 < 0.0) {
+                p0 = p;
+                E0 = simulation.total_energy(y);
+              }
+              worst_momentum = std::max(worst_momentum, (p - p0).norm());
+              E_end = simulation.total_energy(y);
+            });
+  std::printf("four cubes: contacts start at");
+  for (double t : starts) std::printf(" %.4f", t);
+  std::printf(" s; momentum drift %.2e; energy %.6f -> %.6f J\n", worst_momentum, E0, E_end);
+  REQUIRE(starts.size() == 2);
+  CHECK(std::abs(starts[0] - 1.0) < 0.005);
+  CHECK(std::abs(starts[1] - 1.3) < 0.005);
+  CHECK(worst_momentum < 1e-9);
+  CHECK(E_end == Approx(E0).epsilon(1e-3));
+  CHECK(contacts_at_end == 0);
+}
+
+TEST_CASE(
+    "Ullrich's bar drop (configs/ullrich_bar_drop.yaml, all seven angles): the impulse ratio of "
+    "the centre of mass is 0 within 1e-6 at 90 deg and never falls as the angle falls, stays "
+    "below mu_s and reaches mu_k within 1% at 18 deg, and the critical angle lies between 54 and "
+    "66 deg") {
+  const core::ComparisonSpec spec = core::load_comparison(config_file("ullrich_bar_drop.yaml"));
+  REQUIRE(spec.variants.size() == 7);
+  std::vector<double> ratio, normal_after;
+  for (const core::Variant& variant : spec.variants) {
+    core::PluginRegistry registry;
+    const core::Scene scene =
+        core::build_scene(core::variant_configuration(spec, variant), spec.file, registry);
+    const std::size_t bar = body_named(scene, "bar");
+    bool touched = false, done = false;
+    Vec3 after = Vec3::Zero();
+    run_scene(scene, registry,
+              [&](core::Simulation& simulation, double t, std::span<const double> y) {
+                const bool touching = !simulation.contacts_at(t, y).empty();
+                if (touching) touched = true;
+                if (touched && !touching && !done) {
+                  after = simulation.body_state(bar, y).v_WCm;
+                  done = true;
+                }
+              });
+    REQUIRE(done);
+    // Before: (0, 0, −1) m/s (1 µs of gravity is below 1e-5 m/s).
+    ratio.push_back(after.x() / (after.z() + 1.0));
+    normal_after.push_back(after.z());
+    std::printf("bar drop, %s: impulse ratio %.5f, normal velocity after %.5f m/s\n",
+                variant.name.c_str(), ratio.back(), after.z());
+  }
+  // Variants in the file's order: θ = 90, 78, 66, 54, 42, 30, 18°.
+  CHECK(std::abs(ratio[0]) < 1e-6);
+  for (std::size_t i = 1; i < ratio.size(); ++i) {
+    CHECK(ratio[i] >= ratio[i - 1] - 1e-3);
+    CHECK(ratio[i] < 0.1);
+  }
+  CHECK(ratio.back() == Approx(0.075).epsilon(0.01));
+  CHECK(normal_after[2] > 0.0);  // 66°: the centre of mass bounces up
+  CHECK(normal_after[3] < 0.0);  // 54°: it still moves down after the first impact
+}
+
+TEST_CASE(
+    "Newton's cradle on pendulums (configs/modia_newtons_cradle.yaml, cvode): the last ball "
+    "swings out to at least 90% of the first one's height and energy is kept within 1e-5") {
+  core::PluginRegistry registry;
+  const core::Scene scene =
+      core::load_experiment(config_file("modia_newtons_cradle.yaml"), {}, registry);
+  const std::size_t first = body_named(scene, "ball1"), last = body_named(scene, "ball5");
+  double h0 = -1.0, h_last = 0.0, E0 = -1.0, worst = 0.0;
+  run_scene(scene, registry, [&](core::Simulation& simulation, double, std::span<const double> y) {
+    const double h1 = simulation.body_state(first, y).p_WCm.z();  // the balls rest at z = 0
+    if (h0 < 0.0) h0 = h1;
+    h_last = std::max(h_last, simulation.body_state(last, y).p_WCm.z());
+    const double E = simulation.total_energy(y);
+    if (E0 < 0.0) E0 = E;
+    worst = std::max(worst, std::abs(E - E0) / E0);
+  });
+  std::printf(
+      "cradle: first ball raised %.5f m, last ball rises to %.5f m (%.1f%%); energy "
+      "drift %.2e\n",
+      h0, h_last, 100.0 * h_last / h0, worst);
+  CHECK(h_last >= 0.9 * h0);
+  CHECK(worst < 1e-5);
 }
