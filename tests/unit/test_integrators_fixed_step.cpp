@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "explicit_euler.hpp"
 #include "runge_kutta4.hpp"
 #include "semi_implicit_euler.hpp"
 
@@ -20,12 +21,17 @@ using contactlab::ParameterSchema;
 using contactlab::ParameterValue;
 using contactlab::ParameterValues;
 using contactlab::StepAction;
+using contactlab::plugins::ExplicitEuler;
 using contactlab::plugins::RungeKutta4;
 using contactlab::plugins::SemiImplicitEuler;
 
 namespace {
 
 std::unique_ptr<Integrator> make_integrator(const std::string& name, double step_s) {
+  if (name == "explicit_euler") {
+    return std::make_unique<ExplicitEuler>(
+        ParameterValues::defaults(ExplicitEuler::schema(), {{"step_s", step_s}}));
+  }
   if (name == "semi_implicit_euler") {
     return std::make_unique<SemiImplicitEuler>(
         ParameterValues::defaults(SemiImplicitEuler::schema(), {{"step_s", step_s}}));
@@ -124,9 +130,10 @@ std::vector<double> expected_outputs(double t_start, double t_end, double interv
 }  // namespace
 
 TEST_CASE(
-    "fixed-step: both declare step_s (default 1e-4 s, > 0), locate_events (true) and "
+    "fixed-step: all three declare step_s (default 1e-4 s, > 0), locate_events (true) and "
     "event_tolerance_s (1e-12 s); explicit, non-adaptive, restartable, locating events") {
-  for (const ParameterSchema& schema : {SemiImplicitEuler::schema(), RungeKutta4::schema()}) {
+  for (const ParameterSchema& schema :
+       {ExplicitEuler::schema(), SemiImplicitEuler::schema(), RungeKutta4::schema()}) {
     REQUIRE(schema.size() == 3);
     CHECK(schema[0].name == "step_s");
     CHECK(std::get<double>(schema[0].default_value) == 1e-4);
@@ -138,7 +145,7 @@ TEST_CASE(
     CHECK(schema[2].name == "event_tolerance_s");
     CHECK(std::get<double>(schema[2].default_value) == 1e-12);
   }
-  for (const char* name : {"semi_implicit_euler", "rk4"}) {
+  for (const char* name : {"explicit_euler", "semi_implicit_euler", "rk4"}) {
     const auto capabilities = make_integrator(name, 1e-3)->capabilities();
     CHECK_FALSE(capabilities.adaptive);
     CHECK_FALSE(capabilities.implicit);
@@ -176,7 +183,7 @@ TEST_CASE(
 TEST_CASE(
     "fixed-step: step_completed returning restart ends integrate() as restart_requested at the "
     "event; integrate() again from there continues on the absolute output grid") {
-  for (const char* name : {"semi_implicit_euler", "rk4"}) {
+  for (const char* name : {"explicit_euler", "semi_implicit_euler", "rk4"}) {
     DYNAMIC_SECTION(name) {
       Oscillator ode(1.0);
       ode.event_level = 0.5;
@@ -245,7 +252,7 @@ TEST_CASE(
 TEST_CASE(
     "fixed-step: output times k·interval after t_start and t_end are hit exactly (==), steps "
     "never exceed step_s, and y at each output matches the exact solution") {
-  for (const char* name : {"semi_implicit_euler", "rk4"}) {
+  for (const char* name : {"explicit_euler", "semi_implicit_euler", "rk4"}) {
     DYNAMIC_SECTION(name) {
       const double t_start = 0.3, t_end = 1.0, interval = 0.1, step = 0.03;
       Oscillator ode(2.0);
@@ -301,7 +308,7 @@ TEST_CASE(
 }
 
 TEST_CASE("fixed-step: step_completed returning stop ends the run as interrupted at that step") {
-  for (const char* name : {"semi_implicit_euler", "rk4"}) {
+  for (const char* name : {"explicit_euler", "semi_implicit_euler", "rk4"}) {
     DYNAMIC_SECTION(name) {
       Oscillator ode(1.0);
       ode.stop_after_steps = 7;
@@ -320,7 +327,7 @@ TEST_CASE("fixed-step: step_completed returning stop ends the run as interrupted
 }
 
 TEST_CASE("fixed-step: exceptions from the OdeView propagate, y keeps the last completed step") {
-  for (const char* name : {"semi_implicit_euler", "rk4"}) {
+  for (const char* name : {"explicit_euler", "semi_implicit_euler", "rk4"}) {
     DYNAMIC_SECTION(name) {
       Oscillator ode(1.0);
       ode.throw_at_time_s = 0.0501;
@@ -363,4 +370,28 @@ TEST_CASE(
   result = integrator->integrate(ode, 0.0, 1.0, 0.1, wrong);
   CHECK(result.status == IntegrationStatus::failed);
   CHECK_THAT(result.message, Catch::Contains("the ODE has 2"));
+}
+
+TEST_CASE("explicit_euler: one step from (q, v) = (1, 0) gives q = 1, v = −h exactly") {
+  Oscillator ode(1.0);
+  std::vector<double> y = {1.0, 0.0};
+  const double h = 0.125;  // exact in binary
+  make_integrator("explicit_euler", h)->integrate(ode, 0.0, h, h, y);
+  CHECK(y[0] == 1.0);
+  CHECK(y[1] == -h);
+}
+
+TEST_CASE(
+    "explicit_euler: on the oscillator q^2 + v^2 grows by exactly (1 + h^2) per step (within "
+    "1e-12 relative after 1000 steps), and the global error halves with the step (observed "
+    "order 1 within 0.05)") {
+  // (q + h·v)² + (v − h·q)² = (1 + h²)·(q² + v²) for ω = 1.
+  Oscillator ode(1.0);
+  std::vector<double> y = {1.0, 0.0};
+  const double h = 0.01;
+  make_integrator("explicit_euler", h)->integrate(ode, 0.0, 1000 * h, 1000 * h, y);
+  CHECK(y[0] * y[0] + y[1] * y[1] == Approx(std::pow(1.0 + h * h, 1000)).epsilon(1e-12));
+  const double e1 = global_error("explicit_euler", 1e-3, 1.0);
+  const double e2 = global_error("explicit_euler", 5e-4, 1.0);
+  CHECK(std::log2(e1 / e2) == Approx(1.0).margin(0.05));
 }
