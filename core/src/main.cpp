@@ -3,8 +3,8 @@
 //
 // Exit codes: 0 done; 2 bad input (file, YAML, schema, command line); 3 plugin load or ABI
 // refusal; 4 simulation failed (compare, merge: a variant failed; the table is written);
-// 130 interrupted (Ctrl-C; the run directory is kept, marked incomplete); merge: 1 when the
-// merged table is incomplete (a shard missing or interrupted).
+// 130 interrupted (Ctrl-C or SIGTERM; the run directory is kept, marked incomplete); merge: 1 when
+// the merged table is incomplete (a shard missing or interrupted).
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
@@ -161,6 +161,7 @@ int run(const fs::path& file, const std::vector<std::string>& overrides,
   const fs::path directory =
       out_dir.empty() ? default_run_directory(scene.name) : fs::path(out_dir);
   std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);  // kill, or a batch system's time limit: stop as Ctrl-C
   std::cerr << "running '" << scene.name << "' for " << scene.duration_s << " s into "
             << directory.string() << '\n';
   RunOutcome outcome = run_experiment(scene, registry, directory, &interrupt_requested);
