@@ -302,8 +302,9 @@ Shard parse_shard(const std::string& text) {
 
 const std::vector<std::string>& default_comparison_columns() {
   static const std::vector<std::string> columns = {
-      "wall_time_s",          "time_reached_s", "steps",    "rejected_steps",    "rhs_evaluations",
-      "narrow_phase_queries", "events",         "impulses", "max_penetration_m", "energy_drift_J"};
+      "wall_time_s",           "time_reached_s", "steps",    "rejected_steps",    "rhs_evaluations",
+      "narrow_phase_queries",  "events",         "impulses", "max_penetration_m", "energy_drift_J",
+      "energy_max_deviation_J"};
   return columns;
 }
 
@@ -378,6 +379,15 @@ ComparisonSpec load_comparison(const fs::path& file, const std::vector<std::stri
     }
   } else {
     spec.columns = default_comparison_columns();
+    // The base experiment's own metrics: its restitution pair's and its probes' values.
+    const ConfigNode* metrics = root.find("metrics");
+    if (metrics != nullptr && metrics->is_map() && metrics->find("restitution_pair") != nullptr)
+      spec.columns.push_back("restitution");
+    if (const ConfigNode* probes = root.find("probes"); probes != nullptr && probes->is_sequence())
+      for (const ConfigNode& probe : probes->items())
+        if (const ConfigNode* probe_name = probe.is_map() ? probe.find("name") : nullptr;
+            probe_name != nullptr && probe_name->is_scalar())
+          spec.columns.push_back("probes." + probe_name->scalar());
   }
 
   root.erase("variants");

@@ -31,6 +31,7 @@
 #include "compare_table.hpp"
 #include "contactlab/core/compare.hpp"
 #include "contactlab/core/experiment.hpp"
+#include "contactlab/core/plot.hpp"
 
 extern char** environ;
 
@@ -483,6 +484,16 @@ int run_comparison(const CompareOptions& options) {
   warn_missing_columns(table, first_ok_summary, progress);
 
   std::cout << comparison::markdown(table);
+  // Bar charts of the columns, per variant; a failure to plot does not fail the comparison.
+  if (std::any_of(table.rows.begin(), table.rows.end(),
+                  [](const Row& row) { return row.status == RowStatus::ok; })) {
+    const PlotOutcome plots = make_plots("compare", output);
+    if (plots.ok)
+      progress.note("plots: " + std::to_string(plots.files.size()) + " files in " +
+                    (output / "plots").string());
+    else
+      progress.note("warning: no plots: " + plots.message);
+  }
   std::cerr << "comparison " << (table.incomplete_reason.empty() ? "complete" : "INCOMPLETE")
             << " (" << status_counts(table) << "): " << (output / "comparison.md").string()
             << ", comparison.csv, comparison.json; one run directory per variant\n";

@@ -1,10 +1,11 @@
-// The `contactlab` command: run, validate, plugins, compare and merge (and run-variant, the
+// The `contactlab` command: run, validate, plugins, compare, merge and plot (and run-variant, the
 // child process of compare).
 //
 // Exit codes: 0 done; 2 bad input (file, YAML, schema, command line); 3 plugin load or ABI
 // refusal; 4 simulation failed (compare, merge: a variant failed; the table is written);
 // 130 interrupted (Ctrl-C or SIGTERM; the run directory is kept, marked incomplete); merge: 1 when
-// the merged table is incomplete (a shard missing or interrupted).
+// the merged table is incomplete (a shard missing or interrupted); plot: 5 when the plots could
+// not be made (no python with matplotlib, the script failed).
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
@@ -13,6 +14,7 @@
 
 #include "contactlab/core/compare.hpp"
 #include "contactlab/core/experiment.hpp"
+#include "contactlab/core/plot.hpp"
 #include "contactlab/core/registry.hpp"
 #include "contactlab/version.hpp"
 
@@ -26,13 +28,14 @@ constexpr int exit_ok = 0;
 constexpr int exit_bad_input = 2;
 constexpr int exit_plugin = 3;
 constexpr int exit_simulation = 4;
+constexpr int exit_plot = 5;
 constexpr int exit_interrupted = 130;
 
 std::atomic<bool> interrupt_requested{false};
 
 // Only sets a flag: the integrator stops after its current step and the recorder closes the run.
 // Repeated signals (a shell or `timeout` may deliver one to the whole process group as well) do
-// not kill the process half-way through writing; SIGTERM/SIGQUIT still end it at once.
+// not kill the process half-way through writing; SIGQUIT still ends it at once.
 extern "C" void on_interrupt(int) {
   interrupt_requested.store(true);
 }
@@ -153,8 +156,25 @@ int validate(const fs::path& file, const std::vector<std::string>& overrides) {
   return exit_ok;
 }
 
-int run(const fs::path& file, const std::vector<std::string>& overrides,
-        const std::string& out_dir) {
+/// `contactlab plot RUN_DIR` (and `run --plot`): the run's plots into RUN_DIR/plots/.
+int plot(const fs::path& directory) {
+  std::error_code error;
+  if (!fs::is_directory(directory, error))
+    throw InputError("plot: '" + directory.string() + "' is not a directory");
+  if (!fs::is_regular_file(directory / "summary.json", error))
+    throw InputError("plot: '" + directory.string() +
+                     "' is not a run directory (it has no summary.json)");
+  const PlotOutcome outcome = make_plots("run", directory);
+  if (!outcome.ok) {
+    std::cerr << "error: plot: " << outcome.message << '\n';
+    return exit_plot;
+  }
+  for (const fs::path& file : outcome.files) std::cout << file.string() << '\n';
+  return exit_ok;
+}
+
+int run(const fs::path& file, const std::vector<std::string>& overrides, const std::string& out_dir,
+        bool make_plot) {
   PluginRegistry registry;
   Scene scene = load_experiment(file, overrides, registry);
   print_warnings(scene);
@@ -175,6 +195,7 @@ int run(const fs::path& file, const std::vector<std::string>& overrides,
   std::cout << "done: " << s.steps << " steps, " << s.rhs_evaluations << " rhs evaluations, "
             << s.events << " events, max penetration " << s.max_penetration_m << " m\n"
             << "results: " << directory.string() << '\n';
+  if (make_plot) return plot(directory);
   return exit_ok;
 }
 
@@ -236,6 +257,8 @@ int main(int argc, char** argv) {
   run_command->add_option("file", file, "experiment YAML file")->required();
   run_command->add_option("--out,-o", out_dir, "run directory (default runs/<name>-<time>)");
   run_command->add_option("--set", overrides, "override a key: dotted.path=value (repeatable)");
+  bool make_plot = false;
+  run_command->add_flag("--plot", make_plot, "make the run's plots afterwards (contactlab plot)");
 
   auto* validate_command = app.add_subcommand("validate", "check an experiment without running it");
   validate_command->add_option("file", file, "experiment YAML file")->required();
@@ -269,6 +292,11 @@ int main(int argc, char** argv) {
   merge_command->add_option("--output,-o", out_dir,
                             "merged comparison directory (default runs/<name>-merged-<time>)");
 
+  std::string plot_directory;
+  auto* plot_command = app.add_subcommand(
+      "plot", "plot a run directory (energy, penetration, force against penetration; PNG, SVG)");
+  plot_command->add_option("run_dir", plot_directory, "run directory")->required();
+
   std::string variant_name, fingerprint;
   auto* variant_command =
       app.add_subcommand("run-variant", "run one variant of a comparison (compare's child)");
@@ -287,7 +315,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run_command) return run(file, overrides, out_dir);
+    if (*run_command) return run(file, overrides, out_dir, make_plot);
+    if (*plot_command) return plot(plot_directory);
     if (*validate_command) return validate(file, overrides);
     if (*plugins_command) return list_plugins(as_json);
     if (*compare_command) {

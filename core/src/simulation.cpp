@@ -742,9 +742,18 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
     ++stats_.events;
     if (recorder_) {
       const std::size_t a = it->first >> 32, b = it->first & 0xffffffffu;
+      // The normal speed at which the pair separates (−δ̇ at its deepest point; for a
+      // measured restitution), when it is still a candidate of this detection.
+      const std::string separation =
+          contact.seen == detections_
+              ? ";separation_velocity_m_per_s=" +
+                    Recorder::number(
+                        -contact_kinematics(t, contact.candidate).penetration_rate_m_per_s)
+              : std::string();
       recorder_->event(t, "contact_end", name_of(a), name_of(b),
                        "duration_s=" + Recorder::number(t - contact.state.birth_time_s) +
-                           ";max_penetration_m=" + Recorder::number(contact.max_penetration_m));
+                           ";max_penetration_m=" + Recorder::number(contact.max_penetration_m) +
+                           separation);
     }
     it = living_.erase(it);
     died = true;

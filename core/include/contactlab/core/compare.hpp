@@ -77,6 +77,8 @@ struct ComparisonSpec {
 };
 
 /// The default table columns: summary.json keys (dotted) and derived metrics (energy_drift_J).
+/// A comparison without `columns:` also gets `restitution` when its base experiment declares
+/// `metrics.restitution_pair`, and `probes.<name>` for each of the base's probes.
 const std::vector<std::string>& default_comparison_columns();
 
 /// Reads a comparison file, applies `overrides` ("dotted.path=value", as `run --set`; they may

@@ -74,6 +74,52 @@ struct MaterialPalette {
   const PairMaterial* find_pair(const std::string& a, const std::string& b) const;
 };
 
+/// Geometries named by one side of a pair in `metrics:` or `probes:` — a geometry's name, or a
+/// body's name standing for all its geometries.
+struct GeometrySet {
+  std::string name;                     ///< as written
+  std::vector<std::size_t> geometries;  ///< indices into Scene::geometries, sorted
+  bool contains(std::size_t geometry) const;
+};
+
+/// A named pair of geometry sets; matches a contact of geometry a and b in either order.
+struct PairSelector {
+  GeometrySet first, second;
+  bool matches(std::size_t geometry_a, std::size_t geometry_b) const;
+};
+
+/// `probes:` — a quantity recorded into summary.json's `probes`.
+struct ProbeModel {
+  enum class Kind { body_state, contact_extreme };
+  enum class Quantity {
+    position,          ///< centre of mass, world [m]
+    velocity,          ///< centre-of-mass velocity, world [m/s]
+    angular_velocity,  ///< world [rad/s]
+    orientation,       ///< quaternion of the body frame (w, x, y, z)
+    max_normal_force,  ///< largest normal force of the pair over the output times [N]
+    max_penetration,   ///< largest penetration of the pair over the output times [m]
+  };
+  std::string name;
+  Kind kind = Kind::body_state;
+  Quantity quantity = Quantity::position;
+  std::string quantity_name;  ///< as written
+  std::size_t body = 0;       ///< body_state: index into Scene::bodies
+  /// body_state: 0..2 = x, y, z (orientation: 0..3 = w, x, y, z); 3 = the vector's norm.
+  int component = 0;
+  std::string component_name;
+  double at_s = 0.0;              ///< body_state: the output time asked for [s]
+  std::int64_t output_index = 0;  ///< body_state: at_s = output_index · output interval
+  PairSelector pair;              ///< contact_extreme
+  std::string unit;               ///< SI unit of the value ("1" for a quaternion component)
+  std::string config_path;        ///< dotted path, for messages
+};
+
+/// `metrics:` — metrics computed from a run beyond the built-in ones.
+struct MetricsModel {
+  /// `restitution_pair: [a, b]`: the restitution of the pair's first impact.
+  std::optional<PairSelector> restitution_pair;
+};
+
 struct Scene {
   std::string name;
   std::filesystem::path source_file;
@@ -95,6 +141,8 @@ struct Scene {
   ConfigNode resolved;                              ///< the configuration with defaults filled in
   std::vector<std::unique_ptr<HullStorage>> hulls;  ///< owned data of convex_hull shapes
   std::vector<std::string> warnings;  ///< things the user should know (e.g. a mesh was hulled)
+  MetricsModel metrics;
+  std::vector<ProbeModel> probes;
 };
 
 /// Builds and checks the scene. Input problems throw InputError (file:line:col, dotted path);
