@@ -152,6 +152,22 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(sc
     BodyRuntime& body = bodies_[i];
     body.articulated = body.mobile && (body.parent >= 0 || has_children[i] || body.nv < 6);
   }
+  // The coupling blocks of the joint trees (Scene::bodies is parent-first: a root comes before
+  // its descendants); a tree without states (welded to the world) gets none.
+  {
+    std::vector<std::size_t> root(bodies_.size());
+    std::vector<std::size_t> tree_states(bodies_.size(), 0);
+    for (std::size_t i = 0; i < bodies_.size(); ++i) {
+      const int parent = bodies_[i].parent;
+      root[i] = parent < 0 ? i : root[static_cast<std::size_t>(parent)];
+      tree_states[root[i]] += static_cast<std::size_t>(bodies_[i].nq + bodies_[i].nv);
+    }
+    std::vector<std::uint32_t> root_block(bodies_.size(), no_block);
+    for (std::size_t i = 0; i < bodies_.size(); ++i)
+      if (root[i] == i && tree_states[i] > 0) root_block[i] = tree_blocks_++;
+    tree_block_.resize(bodies_.size());
+    for (std::size_t i = 0; i < bodies_.size(); ++i) tree_block_[i] = root_block[root[i]];
+  }
   kinematics_q_.assign(nq_, 0.0);
   wrenches_.resize(bodies_.size());
   impulse_wrenches_.resize(bodies_.size());
@@ -759,11 +775,55 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
     died = true;
   }
   if (died || !born.empty()) {
+    ++coupling_revision_;
     relayout_living(pending_y_, born);
     if (states_per_contact_ > 0) restart = true;
   }
   if (stop_ && stop_->load()) return StepAction::stop;
   return restart ? StepAction::restart : StepAction::proceed;
+}
+
+void Simulation::state_coupling(StateCoupling& coupling) const {
+  const std::size_t n = state_size();
+  const auto per_contact = static_cast<std::size_t>(states_per_contact_);
+  const std::size_t contact_blocks = per_contact > 0 ? living_order_.size() : 0;
+  const std::size_t blocks = tree_blocks_ + contact_blocks;
+  coupling.block_of_state.assign(n, 0u);
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    const BodyRuntime& body = bodies_[i];
+    for (int k = 0; k < body.nq; ++k) coupling.block_of_state[body.q_offset + k] = tree_block_[i];
+    for (int k = 0; k < body.nv; ++k)
+      coupling.block_of_state[nq_ + body.v_offset + k] = tree_block_[i];
+  }
+  std::vector<std::vector<std::uint32_t>> depends(blocks);
+  for (std::size_t c = 0; c < living_order_.size(); ++c) {
+    const std::uint64_t key = living_order_[c];
+    const std::uint32_t a = tree_block_[scene_.geometries[key >> 32].body];
+    const std::uint32_t b = tree_block_[scene_.geometries[key & 0xffffffffu].body];
+    if (a != no_block && b != no_block && a != b) {
+      depends[a].push_back(b);
+      depends[b].push_back(a);
+    }
+    if (per_contact == 0) continue;
+    const auto block = static_cast<std::uint32_t>(tree_blocks_ + c);
+    const std::size_t x_offset = nq_ + nv_ + living_.at(key).x_offset;
+    for (std::size_t k = 0; k < per_contact && x_offset + k < n; ++k)
+      coupling.block_of_state[x_offset + k] = block;
+    for (const std::uint32_t tree : {a, b}) {
+      if (tree == no_block) continue;
+      depends[block].push_back(tree);
+      depends[tree].push_back(block);
+    }
+  }
+  coupling.dependency_offsets.assign(1, 0u);
+  coupling.dependencies.clear();
+  for (std::vector<std::uint32_t>& list : depends) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    coupling.dependencies.insert(coupling.dependencies.end(), list.begin(), list.end());
+    coupling.dependency_offsets.push_back(static_cast<std::uint32_t>(coupling.dependencies.size()));
+  }
+  if (blocks == 0) coupling.set_dense(n);  // nothing moves: one (empty) block
 }
 
 void Simulation::output(double t, std::span<const double> y_in) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "contactlab/export.hpp"
 
@@ -18,6 +19,33 @@ enum class StepAction : std::int32_t {
   /// calls integrate() again from t with the new state. Only sent to integrators whose
   /// capabilities include state_reset.
   restart = 2,
+};
+
+/// Which states the rates of which states may depend on: the structure of ∂f/∂y, as blocks.
+///
+/// Every state index i belongs to block block_of_state[i] (< block_count()). The rates of the
+/// states of block b may depend only on the states of b itself and of the blocks listed in
+/// dependencies[dependency_offsets[b] .. dependency_offsets[b + 1]) — ∂f_i/∂y_j may be nonzero only
+/// when block_of_state[j] is block_of_state[i] or one of its dependencies. A block always depends
+/// on itself, listed or not; a dependency listed twice counts once. Inside a block and between
+/// coupled blocks the structure is taken as dense. A block may own no state (it then matters to
+/// nobody). The contactlab host makes one block per joint tree (its q and v) and one per living
+/// contact whose laws have continuous states (its x); a tree depends on the trees it touches
+/// through living contacts and on those contacts' x, a contact's x on its two trees.
+struct StateCoupling {
+  std::vector<std::uint32_t> block_of_state;      ///< state_size() entries
+  std::vector<std::uint32_t> dependency_offsets;  ///< block_count() + 1 entries, ascending, from 0
+  std::vector<std::uint32_t> dependencies;        ///< blocks, indexed through dependency_offsets
+
+  std::size_t block_count() const {
+    return dependency_offsets.empty() ? 0 : dependency_offsets.size() - 1;
+  }
+  /// One dense block holding all n states: the structure of any ODE.
+  void set_dense(std::size_t n) {
+    block_of_state.assign(n, 0u);
+    dependency_offsets.assign({0u, 0u});
+    dependencies.clear();
+  }
 };
 
 /// The host's view of the simulation as a first-order ODE y' = f(t, y) with y = [q; v; x]: q the
@@ -50,6 +78,17 @@ class CONTACTLAB_VISIBLE OdeView {
   /// Called after every accepted step with the new state: the host updates contact births and
   /// deaths, checks the state, and may ask to stop.
   virtual StepAction step_completed(double t, std::span<const double> y) = 0;
+  /// The structure of ∂f/∂y (see StateCoupling) for the current state layout and discrete state:
+  /// a superset of the entries that derivative() may make nonzero until state_coupling_revision()
+  /// changes. May allocate: integrators call it only when they (re)build a sparse Jacobian's
+  /// structure. The default, one dense block, is right for any ODE.
+  virtual void state_coupling(StateCoupling& coupling) const { coupling.set_dense(state_size()); }
+  /// A number that changes whenever state_coupling() would describe another structure (contacts
+  /// born or gone at step_completed(), a restart with another state layout), and only then.
+  /// Integrators that keep a sparse Jacobian's structure compare it before each Jacobian
+  /// evaluation and rebuild the structure when it differs. The default never changes (its
+  /// coupling is dense).
+  virtual std::uint64_t state_coupling_revision() const { return 0; }
   /// Called at every output time k·output_interval in (t_start, t_end] (k an integer: the grid is
   /// absolute, so it survives restarts) and at t_end.
   virtual void output(double t, std::span<const double> y) = 0;

@@ -70,6 +70,13 @@ class Simulation final : public OdeView {
   void project(std::span<double> y) override;
   StepAction step_completed(double t, std::span<const double> y) override;
   void output(double t, std::span<const double> y) override;
+  /// One block per joint tree with states (its q and v), then one per living contact in state
+  /// order when the laws have continuous states (its x). A tree depends on the trees it touches
+  /// through living contacts and on their x; a contact's x on its two trees. Exact between
+  /// births and deaths: only living contacts act in derivative(), and they change only in
+  /// step_completed(), which then bumps state_coupling_revision().
+  void state_coupling(StateCoupling& coupling) const override;
+  std::uint64_t state_coupling_revision() const override { return coupling_revision_; }
 
   // --- queries (also used by tests) ---
   BodyState body_state(std::size_t body, std::span<const double> y);
@@ -189,8 +196,13 @@ class Simulation final : public OdeView {
   double event_time_s_ = 0.0;
   std::vector<double> event_state_;
   std::int64_t event_detection_ = -1;
-  std::vector<double> pending_y_;    ///< the state after a restart-requesting step_completed()
-  std::vector<std::uint64_t> born_;  ///< step_completed()'s newborn contacts (reused)
+  /// Per body: the coupling block of its joint tree, or no_block when the tree has no state.
+  std::vector<std::uint32_t> tree_block_;
+  std::uint32_t tree_blocks_ = 0;  ///< joint trees with states
+  static constexpr std::uint32_t no_block = static_cast<std::uint32_t>(-1);
+  std::uint64_t coupling_revision_ = 0;  ///< bumped at every birth or death of contacts
+  std::vector<double> pending_y_;        ///< the state after a restart-requesting step_completed()
+  std::vector<std::uint64_t> born_;      ///< step_completed()'s newborn contacts (reused)
 
   Recorder* recorder_ = nullptr;
   Observer observer_;
