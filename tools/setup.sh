@@ -10,7 +10,7 @@ packages=(
   build-essential cmake g++ pkg-config
   libboost-dev libeigen3-dev libyaml-cpp-dev catch2 libsundials-dev
   libcli11-dev nlohmann-json3-dev libbenchmark-dev libqhull-dev libtinyobjloader-dev
-  python3 python3-matplotlib
+  python3 python3-matplotlib libsuitesparse-dev
 )
 # The peers the benchmarks compare against (tools/bench): optional, CONTACTLAB_PEERS=1 adds them.
 if [ "${CONTACTLAB_PEERS:-0}" = "1" ]; then

@@ -6,8 +6,10 @@
 #include <arkode/arkode_arkstep.h>
 #include <arkode/arkode_erkstep.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 #include <contactlab/errors.hpp>
 
 #include "sundials_common.hpp"
@@ -146,11 +148,34 @@ class ArkodeStepper final : public sundials_detail::Stepper {
         if (!linear_solver_) return ARK_MEM_FAIL;
         CONTACTLAB_SUNDIALS_TRY(
             ARKStepSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()));
+      } else if (common.linear_solver == LinearSolverKind::sparse) {
+        const sunindextype n = N_VGetLength(y);
+        matrix_.reset(SUNSparseMatrix(n, n, n, CSC_MAT, context));
+        if (!matrix_) return ARK_MEM_FAIL;
+        linear_solver_.reset(SUNLinSol_KLU(y, matrix_.get(), context));
+        if (!linear_solver_) return ARK_MEM_FAIL;
+        CONTACTLAB_SUNDIALS_TRY(
+            ARKStepSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()));
+        jacobian_.attach(memory_, ARKStepGetErrWeights, ARKStepGetCurrentStep, linear_solver_.get(),
+                         y);
+        bridge.jacobian = &jacobian_;
+        CONTACTLAB_SUNDIALS_TRY(
+            ARKStepSetJacFn(memory_, sundials_detail::ColouredJacobian::evaluate));
       } else {
-        linear_solver_.reset(
-            SUNLinSol_SPGMR(y, SUN_PREC_NONE, static_cast<int>(common.krylov_dimension), context));
+        const bool preconditioned = common.krylov_coloured_preconditioner;
+        linear_solver_.reset(SUNLinSol_SPGMR(y, preconditioned ? SUN_PREC_LEFT : SUN_PREC_NONE,
+                                             static_cast<int>(common.krylov_dimension), context));
         if (!linear_solver_) return ARK_MEM_FAIL;
         CONTACTLAB_SUNDIALS_TRY(ARKStepSetLinearSolver(memory_, linear_solver_.get(), nullptr));
+        if (preconditioned) {
+          if (!preconditioner_.attach(memory_, ARKStepGetErrWeights, ARKStepGetCurrentStep, y,
+                                      context))
+            return ARK_MEM_FAIL;
+          bridge.preconditioner = &preconditioner_;
+          CONTACTLAB_SUNDIALS_TRY(
+              ARKStepSetPreconditioner(memory_, sundials_detail::ColouredPreconditioner::setup,
+                                       sundials_detail::ColouredPreconditioner::solve));
+        }
       }
     }
     return configure(t_stop);
@@ -199,12 +224,16 @@ class ArkodeStepper final : public sundials_detail::Stepper {
         statistics.jacobian_vector_products += get(ARKStepGetNumJtimesEvals);
         statistics.linear_iterations += get(ARKStepGetNumLinIters);
       }
+      jacobian_.take_statistics(statistics);
+      preconditioner_.take_statistics(statistics);
     }
   }
 
   void release() override {
     if (memory_) Api::free(&memory_);
     memory_ = nullptr;
+    jacobian_.release();
+    preconditioner_.release();
     linear_solver_.reset();
     matrix_.reset();
   }
@@ -231,6 +260,10 @@ class ArkodeStepper final : public sundials_detail::Stepper {
   void* memory_ = nullptr;
   sundials_detail::Matrix matrix_;
   sundials_detail::LinearSolver linear_solver_;
+  /// linear_solver: sparse (its counters are taken by the const add_statistics()).
+  mutable sundials_detail::ColouredJacobian jacobian_;
+  /// linear_solver: krylov with krylov_preconditioner: coloured.
+  mutable sundials_detail::ColouredPreconditioner preconditioner_;
   std::vector<int> directions_;
 };
 

@@ -5,8 +5,10 @@
 #include <cvode/cvode.h>
 #include <cvode/cvode_ls.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #include <contactlab/errors.hpp>
 
@@ -59,12 +61,33 @@ class CvodeStepper final : public sundials_detail::Stepper {
       if (!linear_solver_) return CV_MEM_FAIL;
       // No Jacobian function: CVODE's difference-quotient dense Jacobian.
       CONTACTLAB_SUNDIALS_TRY(CVodeSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()));
+    } else if (common.linear_solver == LinearSolverKind::sparse) {
+      // KLU on a CSC matrix whose structure (and capacity) the coloured Jacobian sets at its
+      // first evaluation and after every change of the OdeView's coupling.
+      const sunindextype n = N_VGetLength(y);
+      matrix_.reset(SUNSparseMatrix(n, n, n, CSC_MAT, context));
+      if (!matrix_) return CV_MEM_FAIL;
+      linear_solver_.reset(SUNLinSol_KLU(y, matrix_.get(), context));
+      if (!linear_solver_) return CV_MEM_FAIL;
+      CONTACTLAB_SUNDIALS_TRY(CVodeSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()));
+      jacobian_.attach(memory_, CVodeGetErrWeights, CVodeGetCurrentStep, linear_solver_.get(), y);
+      bridge.jacobian = &jacobian_;
+      CONTACTLAB_SUNDIALS_TRY(CVodeSetJacFn(memory_, sundials_detail::ColouredJacobian::evaluate));
     } else {
-      linear_solver_.reset(
-          SUNLinSol_SPGMR(y, SUN_PREC_NONE, static_cast<int>(common.krylov_dimension), context));
+      const bool preconditioned = common.krylov_coloured_preconditioner;
+      linear_solver_.reset(SUNLinSol_SPGMR(y, preconditioned ? SUN_PREC_LEFT : SUN_PREC_NONE,
+                                           static_cast<int>(common.krylov_dimension), context));
       if (!linear_solver_) return CV_MEM_FAIL;
       // Matrix-free: no matrix, CVODE's difference-quotient J·v.
       CONTACTLAB_SUNDIALS_TRY(CVodeSetLinearSolver(memory_, linear_solver_.get(), nullptr));
+      if (preconditioned) {
+        if (!preconditioner_.attach(memory_, CVodeGetErrWeights, CVodeGetCurrentStep, y, context))
+          return CV_MEM_FAIL;
+        bridge.preconditioner = &preconditioner_;
+        CONTACTLAB_SUNDIALS_TRY(
+            CVodeSetPreconditioner(memory_, sundials_detail::ColouredPreconditioner::setup,
+                                   sundials_detail::ColouredPreconditioner::solve));
+      }
     }
     return configure(t_stop);
   }
@@ -104,11 +127,15 @@ class CvodeStepper final : public sundials_detail::Stepper {
       statistics.jacobian_vector_products += get(CVodeGetNumJtimesEvals);
       statistics.linear_iterations += get(CVodeGetNumLinIters);
     }
+    jacobian_.take_statistics(statistics);
+    preconditioner_.take_statistics(statistics);
   }
 
   void release() override {
     if (memory_) CVodeFree(&memory_);
     memory_ = nullptr;
+    jacobian_.release();
+    preconditioner_.release();
     linear_solver_.reset();
     matrix_.reset();
     nonlinear_solver_.reset();
@@ -133,6 +160,10 @@ class CvodeStepper final : public sundials_detail::Stepper {
   sundials_detail::Matrix matrix_;
   sundials_detail::LinearSolver linear_solver_;
   sundials_detail::NonlinearSolver nonlinear_solver_;
+  /// linear_solver: sparse (its counters are taken by the const add_statistics()).
+  mutable sundials_detail::ColouredJacobian jacobian_;
+  /// linear_solver: krylov with krylov_preconditioner: coloured.
+  mutable sundials_detail::ColouredPreconditioner preconditioner_;
   std::vector<int> directions_;
 };
 

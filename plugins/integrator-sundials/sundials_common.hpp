@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
@@ -17,9 +18,13 @@
 #include <sundials/sundials_nonlinearsolver.h>
 #include <contactlab/integrator.hpp>
 
+#include "jacobian_colouring.hpp"
 #include "sundials_settings.hpp"
 
 namespace contactlab::plugins::sundials_detail {
+
+class ColouredJacobian;
+class ColouredPreconditioner;
 
 struct VectorDeleter {
   void operator()(N_Vector v) const { N_VDestroy(v); }
@@ -57,8 +62,14 @@ class OdeBridge {
 
   /// Rethrows a fatal exception caught in a callback (and forgets it).
   void rethrow_fatal();
+  /// Keeps the exception being handled for rethrow_fatal() (callbacks return −1 after it).
+  void keep_fatal() { fatal_ = std::current_exception(); }
 
   OdeView& ode() { return *ode_; }
+  /// The coloured finite-difference Jacobian of linear_solver: sparse (else null).
+  ColouredJacobian* jacobian = nullptr;
+  /// The preconditioner of linear_solver: krylov with krylov_preconditioner: coloured (else null).
+  ColouredPreconditioner* preconditioner = nullptr;
   std::size_t event_count = 0;  ///< event functions registered with the solver
   std::int64_t rhs_calls = 0;
   std::int64_t event_calls = 0;
@@ -69,6 +80,92 @@ class OdeBridge {
  private:
   OdeView* ode_;
   std::exception_ptr fatal_;
+};
+
+/// ∂f/∂y by coloured finite differences into a CSC SUNSparseMatrix (linear_solver: sparse, solved
+/// by KLU). Its structure comes from OdeView::state_coupling(), rebuilt — with the colouring, the
+/// matrix's capacity and KLU's symbolic factorisation — whenever the OdeView's
+/// state_coupling_revision() (or the state size) differs from the one it was built for; between
+/// rebuilds an evaluation allocates nothing.
+///
+/// Per colour, every column j of the colour is perturbed at once by
+///   δ_j = max(√u·|y_j|, δ_min / w_j),  δ_min = 1000·|h|·u·n·‖f(t, y)‖_WRMS (1 when f = 0),
+/// (u the unit roundoff, w_j the solver's error weight 1/(rtol·|y_j| + atol), h its current step)
+/// — the increment of CVODE's and ARKODE's own dense and band difference quotients — and one f
+/// evaluation gives J_ij = (f_i(y + δ) − f_i(y))/δ_j for the rows i of each column j of the colour
+/// (distinct columns of a colour have no row in common). The cost is one f per colour, independent
+/// of n when the coupling is local.
+class ColouredJacobian {
+ public:
+  using WeightsFunction = int (*)(void* solver, N_Vector weights);
+  using StepFunction = int (*)(void* solver, double* h);
+
+  /// Binds to a solver (its error weights and current step) and the KLU solver of `matrix`; the
+  /// state vector `like` gives the size and context.
+  void attach(void* solver, WeightsFunction weights, StepFunction step, SUNLinearSolver klu,
+              N_Vector like);
+  /// Frees what attach() allocated (before the SUNDIALS context goes away).
+  void release();
+  /// The CVLsJacFn / ARKLsJacFn callback; user_data is the OdeBridge whose `jacobian` this is.
+  /// Returns 1 when an f evaluation fails recoverably, −1 on a fatal error (kept in the bridge).
+  static int evaluate(double t, N_Vector y, N_Vector fy, SUNMatrix jacobian, void* user_data,
+                      N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
+
+  /// Counters since the last call (added to SundialsStatistics, then reset). With
+  /// `count_evaluations` its evaluations are added to jacobian_evaluations (a preconditioner's
+  /// Jacobians, which SUNDIALS does not count).
+  void take_statistics(SundialsStatistics& statistics, bool count_evaluations = false);
+
+ private:
+  /// Rebuilds the structure when the OdeView's coupling revision or the size changed.
+  void refresh(OdeView& ode, SUNMatrix jacobian);
+
+  void* solver_ = nullptr;
+  WeightsFunction weights_function_ = nullptr;
+  StepFunction step_function_ = nullptr;
+  SUNLinearSolver klu_ = nullptr;
+  N_Vector weights_ = nullptr;
+  bool built_ = false;
+  std::uint64_t revision_ = 0;
+  StateCoupling coupling_;
+  SparsityPattern pattern_;
+  std::vector<std::int32_t> colour_;
+  std::size_t colours_ = 0;
+  std::vector<std::size_t> colour_start_;    ///< colours_ + 1 offsets into colour_columns_
+  std::vector<std::size_t> colour_columns_;  ///< the columns of each colour
+  std::vector<double> increment_;            ///< δ_j of the current evaluation
+  // Counters since take_statistics().
+  std::int64_t evaluations_ = 0, rhs_evaluations_ = 0, structure_builds_ = 0;
+};
+
+/// Preconditioner of the Krylov solver (linear_solver: krylov, krylov_preconditioner: coloured):
+/// P = I − γ·J with J the coloured difference-quotient Jacobian (ColouredJacobian), factorised by
+/// KLU; applied on the left. J is recomputed when the solver says it is out of date (jok false),
+/// otherwise the saved J is reused with the new γ.
+class ColouredPreconditioner {
+ public:
+  /// Creates the matrices, KLU and work vectors for states like `like`; binds to the solver.
+  /// Returns false if SUNDIALS could not allocate them.
+  bool attach(void* solver, ColouredJacobian::WeightsFunction weights,
+              ColouredJacobian::StepFunction step, N_Vector like, SUNContext context);
+  void release();
+  /// CVLsPrecSetupFn / ARKLsPrecSetupFn; user_data is the OdeBridge.
+  static int setup(double t, N_Vector y, N_Vector fy, int jacobian_ok, int* jacobian_current,
+                   double gamma, void* user_data);
+  /// CVLsPrecSolveFn / ARKLsPrecSolveFn: z = P⁻¹·r.
+  static int solve(double t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z, double gamma,
+                   double delta, int side, void* user_data);
+  void take_statistics(SundialsStatistics& statistics) {
+    jacobian_.take_statistics(statistics, true);
+  }
+  ColouredJacobian& jacobian() { return jacobian_; }
+
+ private:
+  ColouredJacobian jacobian_;
+  SUNMatrix saved_ = nullptr;   ///< J
+  SUNMatrix system_ = nullptr;  ///< I − γ·J, factorised in place by KLU
+  SUNLinearSolver klu_ = nullptr;
+  N_Vector work_[2] = {nullptr, nullptr};
 };
 
 /// One SUNDIALS time integrator (CVODE, ARKODE's ERKStep or ARKStep) in one-step mode. The driver

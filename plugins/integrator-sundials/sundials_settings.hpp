@@ -12,6 +12,9 @@ namespace contactlab::plugins {
 enum class LinearSolverKind : std::int32_t {
   dense = 0,  ///< dense direct solver, Jacobian by difference quotients (n extra f per Jacobian)
   krylov = 1,  ///< matrix-free Newton–Krylov: SPGMR, J·v by difference quotients, no preconditioner
+  /// sparse direct solver (KLU on a CSC matrix), Jacobian by coloured difference quotients over
+  /// the OdeView's state coupling (one extra f per colour)
+  sparse = 2,
 };
 
 /// The parameters every SUNDIALS integrator of this plugin declares.
@@ -23,6 +26,8 @@ struct SundialsSettings {
   std::int64_t max_steps = 0;   ///< steps allowed between two output times
   LinearSolverKind linear_solver = LinearSolverKind::dense;  ///< for Newton iterations
   std::int64_t krylov_dimension = 5;  ///< SPGMR's maximum Krylov subspace dimension (maxl)
+  /// krylov: left preconditioner KLU(I − γ·J), J by coloured difference quotients (else none)
+  bool krylov_coloured_preconditioner = false;
 };
 
 /// What SUNDIALS counts in one integrate() call, summed over the re-initialisations at events.
@@ -34,12 +39,17 @@ struct SundialsStatistics {
   std::int64_t integrator_rhs_evaluations =
       0;  ///< f calls by the method (CVODE nfe, ARKODE nfi/nfe)
   std::int64_t linear_solver_rhs_evaluations = 0;  ///< f calls for difference quotients (nfeLS)
-  std::int64_t jacobian_evaluations = 0;           ///< dense Jacobians (nje)
-  std::int64_t jacobian_vector_products = 0;       ///< Krylov J·v products (njtimes)
-  std::int64_t nonlinear_iterations = 0;           ///< Newton or fixed-point iterations (nni)
-  std::int64_t linear_iterations = 0;              ///< Krylov iterations (nli)
-  std::int64_t root_function_evaluations = 0;      ///< g calls (nge)
-  std::int64_t reinitializations = 0;              ///< re-initialisations after located events
+  std::int64_t jacobian_evaluations = 0;           ///< Jacobians formed (nje)
+  /// f calls by the coloured Jacobians of linear_solver: sparse (one per colour and Jacobian)
+  std::int64_t jacobian_rhs_evaluations = 0;
+  std::int64_t jacobian_colours = 0;   ///< the most colours a sparse Jacobian's structure had
+  std::int64_t jacobian_nonzeros = 0;  ///< the most nonzeros a sparse Jacobian's structure had
+  std::int64_t jacobian_structure_builds = 0;  ///< structures (colourings) built (sparse)
+  std::int64_t jacobian_vector_products = 0;   ///< Krylov J·v products (njtimes)
+  std::int64_t nonlinear_iterations = 0;       ///< Newton or fixed-point iterations (nni)
+  std::int64_t linear_iterations = 0;          ///< Krylov iterations (nli)
+  std::int64_t root_function_evaluations = 0;  ///< g calls (nge)
+  std::int64_t reinitializations = 0;          ///< re-initialisations after located events
 };
 
 /// `rtol`, `atol`, `max_step_s`, `initial_step_s`, `max_steps` (the parameters of every SUNDIALS

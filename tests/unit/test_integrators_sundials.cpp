@@ -276,12 +276,14 @@ TEST_CASE(
   for (const auto& spec : cvode_schema) names.push_back(spec.name);
   CHECK(names == std::vector<std::string>{"method", "nonlinear_solver", "max_order", "rtol", "atol",
                                           "max_step_s", "initial_step_s", "max_steps",
-                                          "linear_solver", "krylov_dimension"});
+                                          "linear_solver", "krylov_dimension",
+                                          "krylov_preconditioner"});
   names.clear();
   for (const auto& spec : Arkode::schema()) names.push_back(spec.name);
   CHECK(names == std::vector<std::string>{"method", "table", "interpolant_degree", "rtol", "atol",
                                           "max_step_s", "initial_step_s", "max_steps",
-                                          "linear_solver", "krylov_dimension"});
+                                          "linear_solver", "krylov_dimension",
+                                          "krylov_preconditioner"});
   CHECK(std::get<std::string>(cvode_schema[0].default_value) == "bdf");
   CHECK(cvode_schema[3].minimum_exclusive);  // rtol > 0
   CHECK(cvode_schema[5].unit == "s");
