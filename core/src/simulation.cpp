@@ -916,6 +916,7 @@ IntegrationResult Simulation::run(Recorder* recorder, const std::atomic<bool>* s
     total.event_evaluations += result.event_evaluations;
     total.located_events += result.located_events;
     total.jacobian_evaluations += result.jacobian_evaluations;
+    total.jacobian_rhs_evaluations += result.jacobian_rhs_evaluations;
     total.nonlinear_iterations += result.nonlinear_iterations;
     total.status = result.status;
     total.time_reached_s = result.time_reached_s;

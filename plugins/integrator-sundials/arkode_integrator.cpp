@@ -219,7 +219,11 @@ class ArkodeStepper final : public sundials_detail::Stepper {
       statistics.nonlinear_iterations += get(ARKStepGetNumNonlinSolvIters);
       statistics.root_function_evaluations += get(ARKStepGetNumGEvals);
       if (linear_solver_) {
-        statistics.linear_solver_rhs_evaluations += get(ARKStepGetNumLinRhsEvals);
+        const std::int64_t linear_solver_rhs = get(ARKStepGetNumLinRhsEvals);
+        statistics.linear_solver_rhs_evaluations += linear_solver_rhs;
+        // With a matrix and no Jacobian function, SUNDIALS' f calls are its difference quotients.
+        if (settings_.common.linear_solver == LinearSolverKind::dense)
+          statistics.jacobian_rhs_evaluations += linear_solver_rhs;
         statistics.jacobian_evaluations += get(ARKStepGetNumJacEvals);
         statistics.jacobian_vector_products += get(ARKStepGetNumJtimesEvals);
         statistics.linear_iterations += get(ARKStepGetNumLinIters);

@@ -122,7 +122,11 @@ class CvodeStepper final : public sundials_detail::Stepper {
     statistics.nonlinear_iterations += get(CVodeGetNumNonlinSolvIters);
     statistics.root_function_evaluations += get(CVodeGetNumGEvals);
     if (linear_solver_) {
-      statistics.linear_solver_rhs_evaluations += get(CVodeGetNumLinRhsEvals);
+      const std::int64_t linear_solver_rhs = get(CVodeGetNumLinRhsEvals);
+      statistics.linear_solver_rhs_evaluations += linear_solver_rhs;
+      // With a matrix and no Jacobian function, SUNDIALS' f calls are its difference quotients.
+      if (settings_.common.linear_solver == LinearSolverKind::dense)
+        statistics.jacobian_rhs_evaluations += linear_solver_rhs;
       statistics.jacobian_evaluations += get(CVodeGetNumJacEvals);
       statistics.jacobian_vector_products += get(CVodeGetNumJtimesEvals);
       statistics.linear_iterations += get(CVodeGetNumLinIters);

@@ -417,6 +417,7 @@ IntegrationResult drive(Stepper& stepper, OdeView& ode, double t_start, double t
     result.event_evaluations = bridge.event_calls;
     result.located_events = located;
     result.jacobian_evaluations = statistics.jacobian_evaluations;
+    result.jacobian_rhs_evaluations = statistics.jacobian_rhs_evaluations;
     result.nonlinear_iterations = statistics.nonlinear_iterations;
     return result;
   };

@@ -40,7 +40,8 @@ struct SundialsStatistics {
       0;  ///< f calls by the method (CVODE nfe, ARKODE nfi/nfe)
   std::int64_t linear_solver_rhs_evaluations = 0;  ///< f calls for difference quotients (nfeLS)
   std::int64_t jacobian_evaluations = 0;           ///< Jacobians formed (nje)
-  /// f calls by the coloured Jacobians of linear_solver: sparse (one per colour and Jacobian)
+  /// f calls spent forming Jacobians: CVODE's/ARKODE's own difference quotients for dense (n per
+  /// Jacobian), one per colour for sparse and the krylov preconditioner (not J·v products)
   std::int64_t jacobian_rhs_evaluations = 0;
   std::int64_t jacobian_colours = 0;   ///< the most colours a sparse Jacobian's structure had
   std::int64_t jacobian_nonzeros = 0;  ///< the most nonzeros a sparse Jacobian's structure had

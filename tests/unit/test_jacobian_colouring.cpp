@@ -495,7 +495,9 @@ TEST_CASE(
   // rhs_evaluations counts every f call, the Jacobians' included.
   CHECK(sparse.result.rhs_evaluations ==
         sparse.statistics.integrator_rhs_evaluations + sparse.statistics.jacobian_rhs_evaluations);
-  CHECK(dense.statistics.jacobian_rhs_evaluations == 0);
+  CHECK(sparse.result.jacobian_rhs_evaluations == sparse.statistics.jacobian_rhs_evaluations);
+  CHECK(dense.statistics.jacobian_rhs_evaluations == 24 * dense.statistics.jacobian_evaluations);
+  CHECK(dense.result.jacobian_rhs_evaluations == dense.statistics.jacobian_rhs_evaluations);
   CHECK(dense.statistics.linear_solver_rhs_evaluations ==
         24 * dense.statistics.jacobian_evaluations);
 }
@@ -551,4 +553,5 @@ TEST_CASE(
   CHECK(preconditioned.statistics.jacobian_rhs_evaluations ==
         6 * preconditioned.statistics.jacobian_evaluations);
   CHECK(plain.statistics.jacobian_evaluations == 0);
+  CHECK(plain.statistics.jacobian_rhs_evaluations == 0);  // J·v products are not Jacobians
 }

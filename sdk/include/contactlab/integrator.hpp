@@ -122,6 +122,9 @@ struct IntegrationResult {
   std::int64_t event_evaluations = 0;     ///< calls of OdeView::event_values
   std::int64_t located_events = 0;        ///< steps ended at a located event
   std::int64_t jacobian_evaluations = 0;  ///< Jacobians formed (implicit methods; else 0)
+  /// Of rhs_evaluations, those spent forming Jacobians by difference quotients (n per dense
+  /// Jacobian, one per colour of a coloured sparse one; not Krylov J·v products).
+  std::int64_t jacobian_rhs_evaluations = 0;
   std::int64_t nonlinear_iterations = 0;  ///< Newton or fixed-point iterations (else 0)
 };
 
