@@ -4,6 +4,7 @@
 // size), the coloured Jacobian against the analytic one of a nonlinear spring chain, and cvode /
 // arkode with the sparse solver against their dense solver on that chain.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -23,6 +24,13 @@
 #include "cvode_integrator.hpp"
 #include "jacobian_colouring.hpp"
 #include "sundials_common.hpp"
+
+// The counters of malloc_counter.hpp (included once per binary, in test_multibody.cpp): the same
+// inline variables, declared identically here.
+namespace contactlab::testing {
+inline std::atomic<bool> count_allocations{false};
+inline std::atomic<long> allocations{0};
+}  // namespace contactlab::testing
 
 using contactlab::IntegrationResult;
 using contactlab::IntegrationStatus;
@@ -421,8 +429,8 @@ std::vector<double> dense_difference_quotients(contactlab::OdeView& ode, std::ve
 TEST_CASE(
     "coloured jacobian: on a nonlinear 12-mass spring chain it equals the column-by-column "
     "difference quotients within 1e-12 of the largest entry and the analytic Jacobian within "
-    "1e-6, with 6 f evaluations (3 masses × 2 states); again after the chain closes into a ring "
-    "(new structure, more nonzeros)") {
+    "1e-6, with 6 f evaluations (3 masses × 2 states), and again after the chain closes into a "
+    "ring (new structure, more nonzeros)") {
   SpringChain chain(12);
   JacobianHarness harness(chain);
   const std::vector<double> y = chain.busy_state();
@@ -554,4 +562,26 @@ TEST_CASE(
         6 * preconditioned.statistics.jacobian_evaluations);
   CHECK(plain.statistics.jacobian_evaluations == 0);
   CHECK(plain.statistics.jacobian_rhs_evaluations == 0);  // J·v products are not Jacobians
+}
+
+TEST_CASE(
+    "coloured jacobian: an evaluation whose structure did not change allocates nothing "
+    "(counted at malloc level, 100-mass chain)") {
+  SpringChain chain(100);
+  JacobianHarness harness(chain);
+  const std::vector<double> y = chain.busy_state();
+  harness.evaluate(chain, y);  // builds the structure (allocates)
+  using contactlab::plugins::sundials_detail::ColouredJacobian;
+  contactlab::testing::allocations = 0;
+  contactlab::testing::count_allocations = true;
+  int flag = 0;
+  for (int i = 0; i < 3; ++i) {
+    SUNMatZero(harness.matrix);
+    flag |=
+        ColouredJacobian::evaluate(0.0, harness.y, harness.fy, harness.matrix, harness.bridge.get(),
+                                   harness.tmp[0], harness.tmp[1], harness.tmp[2]);
+  }
+  contactlab::testing::count_allocations = false;
+  CHECK(flag == 0);
+  CHECK(contactlab::testing::allocations == 0);
 }
