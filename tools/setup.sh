@@ -14,7 +14,7 @@ packages=(
 )
 # The peers the benchmarks compare against (tools/bench): optional, CONTACTLAB_PEERS=1 adds them.
 if [ "${CONTACTLAB_PEERS:-0}" = "1" ]; then
-  packages+=(libccd-dev libfcl-dev libbullet-dev)
+  packages+=(libccd-dev libfcl-dev libbullet-dev libmujoco-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do
