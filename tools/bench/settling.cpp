@@ -15,9 +15,10 @@
 // the scenes match, both print at every output time the mean height of the sphere centres, the
 // kinetic energy and the number of touching pairs (contactlab: penetrating pairs; MuJoCo: ncon).
 //
-// Usage: build/bin/bench_settling [--n=1000] [--radius=0.015] [--duration=0.25] [--output=0.025]
-//            [--integrators=rk4,cvode:krylov] [--rk4-step=2e-5] [--rtol=1e-4] [--atol=1e-7]
-//            [--budget=240] [--seed=1] [--rk4-locate-events] [--mujoco-solvers=default,cg,pgs]
+// Usage: build/bin/bench_settling [--n=1000] [--radius=0.015] [--duration=0.1] [--output=0.01]
+//            [--integrators=rk4,cvode:krylov] [--rk4-step=1e-5] [--rtol=1e-4] [--atol=1e-7]
+//            [--budget=150] [--seed=1] [--rk4-locate-events] [--mujoco-solvers=default,cg]
+//            [--mujoco-nconmax=6n] [--mujoco-njmax=8n] [--mujoco-nstack=N]
 //            [--no-mujoco]
 //   --integrators  comma-separated: rk4, cvode:<linear_solver> (e.g. cvode:krylov, cvode:sparse),
 //                  rk4:<step> for a step other than --rk4-step; empty: MuJoCo only
@@ -65,11 +66,21 @@ std::string num(double value) {
   return buffer;
 }
 
+std::string short_num(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
 struct SceneSpec {
   int n = 1000;
   double radius = 0.015;
-  double duration = 0.25, output = 0.025;
+  double duration = 0.1, output = 0.01;
   unsigned seed = 1;
+  // MuJoCo 2.2 sizes its contact and constraint arrays at load time (nconmax, njmax; nstack, an
+  // int count of mjtNums, defaults to a formula quadratic in njmax that overflows past
+  // njmax ≈ 9,000 here).
+  long mujoco_nconmax = 0, mujoco_njmax = 0, mujoco_nstack = 0;
   // Derived: lattice and box.
   int per_side = 10;
   double half_width = 0.0;
@@ -77,18 +88,18 @@ struct SceneSpec {
 
   void build() {
     per_side = static_cast<int>(std::ceil(std::sqrt(n / 10.0)));
-    const double spacing = 2.2 * radius;
-    // The box is one radius wider than the lattice: the walls are 0.6 r from the outer spheres.
+    const double spacing = 2.1 * radius;
+    // The box is one radius wider than the lattice: the walls are 0.55 r from the outer spheres.
     half_width = 0.5 * (per_side * spacing + radius);
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> jitter(-0.05 * radius, 0.05 * radius);
+    std::uniform_real_distribution<double> jitter(-0.04 * radius, 0.04 * radius);
     positions.clear();
     for (int i = 0; i < n; ++i) {
       const int layer = i / (per_side * per_side), cell = i % (per_side * per_side);
       const int ix = cell % per_side, iy = cell / per_side;
       positions.push_back({(ix - 0.5 * (per_side - 1)) * spacing + jitter(rng),
                            (iy - 0.5 * (per_side - 1)) * spacing + jitter(rng),
-                           1.2 * radius + layer * spacing});
+                           1.1 * radius + layer * spacing});
     }
   }
   double mass() const { return density * 4.0 / 3.0 * M_PI * radius * radius * radius; }
@@ -263,8 +274,10 @@ std::string mujoco_xml(const SceneSpec& spec, const std::string& solver) {
       num(-gravity) + "\"" + (solver.empty() ? "" : " solver=\"" + solver + "\"") +
       "/>\n"
       "  <size nconmax=\"" +
-      std::to_string(4 * spec.n) + "\" njmax=\"" + std::to_string(8 * spec.n) +
-      "\"/>\n"
+      std::to_string(spec.mujoco_nconmax) + "\" njmax=\"" + std::to_string(spec.mujoco_njmax) +
+      "\"" +
+      (spec.mujoco_nstack > 0 ? " nstack=\"" + std::to_string(spec.mujoco_nstack) + "\"" : "") +
+      "/>\n"
       "  <default><geom friction=\"" +
       num(friction) +
       " 0.005 0.0001\"/></default>\n"
@@ -376,9 +389,10 @@ std::vector<std::string> split(const std::string& text) {
 
 int usage(const char* program) {
   std::fprintf(stderr,
-               "usage: %s [--n=1000] [--radius=0.015] [--duration=0.25] [--output=0.025] "
-               "[--integrators=rk4,cvode:krylov] [--rk4-step=2e-5] [--rtol=1e-4] [--atol=1e-7] "
-               "[--budget=240] [--seed=1] [--rk4-locate-events] [--mujoco-solvers=default,cg,pgs] "
+               "usage: %s [--n=1000] [--radius=0.015] [--duration=0.1] [--output=0.01] "
+               "[--integrators=rk4,cvode:krylov] [--rk4-step=1e-5] [--rtol=1e-4] [--atol=1e-7] "
+               "[--budget=150] [--seed=1] [--rk4-locate-events] [--mujoco-solvers=default,cg] "
+               "[--mujoco-nconmax=6n] [--mujoco-njmax=8n] [--mujoco-nstack=N] "
                "[--no-mujoco]\n",
                program);
   return 2;
@@ -390,7 +404,7 @@ int main(int argc, char** argv) {
   SceneSpec spec;
   std::vector<std::string> integrators = {"rk4", "cvode:krylov"};
   std::vector<std::string> mujoco_solvers = {"default"};
-  double rk4_step = 2e-5, rtol = 1e-4, atol = 1e-7, budget = 240.0;
+  double rk4_step = 1e-5, rtol = 1e-4, atol = 1e-7, budget = 150.0;
   bool mujoco = true, rk4_locate = false;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
@@ -424,6 +438,12 @@ int main(int argc, char** argv) {
         rk4_locate = true;
       else if (key == "--mujoco-solvers")
         mujoco_solvers = split(value);
+      else if (key == "--mujoco-nconmax")
+        spec.mujoco_nconmax = std::stol(value);
+      else if (key == "--mujoco-njmax")
+        spec.mujoco_njmax = std::stol(value);
+      else if (key == "--mujoco-nstack")
+        spec.mujoco_nstack = std::stol(value);
       else
         return usage(argv[0]);
     } catch (const std::exception&) {
@@ -433,9 +453,14 @@ int main(int argc, char** argv) {
   if (spec.n < 1 || !(spec.radius > 0) || !(spec.duration > 0) || !(spec.output > 0))
     return usage(argv[0]);
   spec.build();
+  // MuJoCo 2.2's default nstack grows with njmax²: at n = 1000, njmax = 8000 is about the largest
+  // whose stack (7.8 GB of mostly untouched memory) it allocates; 9,000 fails to load.
+  if (spec.mujoco_nconmax <= 0) spec.mujoco_nconmax = 6 * spec.n;
+  if (spec.mujoco_njmax <= 0) spec.mujoco_njmax = 8 * spec.n;
   std::printf(
       "# bench_settling: %d dry-wood spheres r = %g m (m = %.4g kg) in a box %.4f m wide "
-      "(%d x %d lattice, spacing 2.2 r, layers from z = 1.2 r), %g s simulated, output "
+      "(%d x %d lattice, spacing 2.1 r, jitter +-0.04 r in x and y, layers from z = 1.1 r), %g s "
+      "simulated, output "
       "every %g s\n",
       spec.n, spec.radius, spec.mass(), 2.0 * spec.half_width, spec.per_side, spec.per_side,
       spec.duration, spec.output);
@@ -448,12 +473,12 @@ int main(int argc, char** argv) {
       const double h = choice == "rk4" ? rk4_step : std::stod(choice.substr(4));
       yaml_integrator = "{ type: rk4, params: { step_s: " + num(h) +
                         ", locate_events: " + (rk4_locate ? "true" : "false") + " } }";
-      name = "rk4 h = " + num(h) + " s" + (rk4_locate ? " (events located)" : "");
+      name = "rk4 h = " + short_num(h) + " s" + (rk4_locate ? " (events located)" : "");
     } else if (choice.rfind("cvode:", 0) == 0) {
       const std::string solver = choice.substr(6);
       yaml_integrator = "{ type: cvode, params: { method: bdf, rtol: " + num(rtol) +
                         ", atol: " + num(atol) + ", linear_solver: " + solver + " } }";
-      name = "cvode BDF " + solver + " rtol " + num(rtol) + " atol " + num(atol);
+      name = "cvode BDF " + solver + " rtol " + short_num(rtol) + " atol " + short_num(atol);
     } else {
       std::fprintf(stderr,
                    "error: --integrators: unknown choice '%s' (rk4, rk4:<step>, "
@@ -481,7 +506,12 @@ int main(int argc, char** argv) {
                                   : solver == "pgs"    ? "PGS"
                                   : solver == "newton" ? "Newton"
                                                        : solver;
-      runs.push_back(run_mujoco(spec, solver == "default" ? "" : keyword, budget));
+      try {
+        runs.push_back(run_mujoco(spec, solver == "default" ? "" : keyword, budget));
+      } catch (const std::exception& error) {
+        std::printf("MuJoCo (%s): error: %s\n", solver.c_str(), error.what());
+        continue;
+      }
       print_samples(runs.back().name.c_str(), runs.back().samples);
     }
     if (runs.size() > first) reference = &runs[first];
