@@ -480,6 +480,7 @@ int run_comparison(const CompareOptions& options) {
   }
   table.incomplete_reason =
       stopping || any_unfinished ? "interrupted: " + status_counts(table) : "";
+  comparison::add_trajectory_differences(table, output);
   comparison::write_table(table, output);
   warn_missing_columns(table, first_ok_summary, progress);
 
@@ -592,6 +593,7 @@ int merge_comparisons(const std::vector<fs::path>& directories, fs::path output,
   } else if (any_unfinished) {
     merged.incomplete_reason = "some shards were interrupted: " + status_counts(merged);
   }
+  comparison::add_trajectory_differences(merged, output);
   comparison::write_table(merged, output);
   std::cout << comparison::markdown(merged);
   std::cerr << "merged " << tables.size() << " shard" << (tables.size() == 1 ? "" : "s") << " of "

@@ -1,6 +1,7 @@
 // The comparison table: CSV, Markdown and JSON writers, the JSON reader (see compare_table.hpp).
 #include "compare_table.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -309,6 +310,98 @@ std::vector<Cell> metrics_from_summary(const std::string& summary_json,
     }
   }
   return cells;
+}
+
+namespace {
+
+/// Body positions of a trajectory.csv: the times and, per time, (x, y, z) of each body in `names`.
+struct Positions {
+  std::vector<std::string> names;
+  std::vector<double> times;
+  std::vector<std::vector<double>> xyz;  ///< per time: 3 values per body, in `names` order
+};
+
+bool read_positions(const fs::path& file, Positions& out) {
+  std::ifstream in(file);
+  std::string line;
+  if (!in || !std::getline(in, line)) return false;
+  std::vector<std::string> header;
+  std::stringstream fields(line);
+  for (std::string field; std::getline(fields, field, ',');) header.push_back(field);
+  std::vector<std::size_t> columns;  // px, py, pz of each body
+  for (std::size_t c = 0; c + 2 < header.size(); ++c) {
+    const std::string& name = header[c];
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".px") == 0 &&
+        header[c + 1] == name.substr(0, name.size() - 3) + ".py" &&
+        header[c + 2] == name.substr(0, name.size() - 3) + ".pz") {
+      out.names.push_back(name.substr(0, name.size() - 3));
+      columns.push_back(c);
+    }
+  }
+  std::vector<double> values;
+  while (std::getline(in, line)) {
+    values.clear();
+    std::stringstream row(line);
+    for (std::string field; std::getline(row, field, ',');)
+      values.push_back(std::strtod(field.c_str(), nullptr));
+    if (values.size() != header.size()) continue;  // a row cut short by an interrupted run
+    out.times.push_back(values[0]);
+    std::vector<double>& xyz = out.xyz.emplace_back();
+    for (std::size_t c : columns) xyz.insert(xyz.end(), {values[c], values[c + 1], values[c + 2]});
+  }
+  return !out.times.empty();
+}
+
+/// The largest distance between the bodies both name, at the times both have; < 0 when none.
+double largest_difference(const Positions& reference, const Positions& other) {
+  std::vector<std::pair<std::size_t, std::size_t>> bodies;
+  for (std::size_t a = 0; a < reference.names.size(); ++a)
+    for (std::size_t b = 0; b < other.names.size(); ++b)
+      if (reference.names[a] == other.names[b]) bodies.emplace_back(a, b);
+  double worst = -1.0;
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < reference.times.size(); ++i) {
+    while (j < other.times.size() && other.times[j] < reference.times[i] - 1e-9) ++j;
+    if (j == other.times.size()) break;
+    if (std::abs(other.times[j] - reference.times[i]) > 1e-9) continue;
+    for (const auto& [a, b] : bodies) {
+      double squared = 0.0;
+      for (int k = 0; k < 3; ++k) {
+        const double d = reference.xyz[i][3 * a + k] - other.xyz[j][3 * b + k];
+        squared += d * d;
+      }
+      worst = std::max(worst, std::sqrt(squared));
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+void add_trajectory_differences(Table& table, const fs::path& directory) {
+  const auto column =
+      std::find(table.columns.begin(), table.columns.end(), std::string("trajectory_difference_m"));
+  if (column == table.columns.end()) return;
+  const auto c = static_cast<std::size_t>(column - table.columns.begin());
+  Positions reference;
+  bool have_reference = false;
+  for (Row& row : table.rows) {
+    if (row.status != RowStatus::ok) continue;
+    if (row.metrics.size() <= c) row.metrics.resize(table.columns.size());
+    Positions positions;
+    if (!read_positions(directory / row.name / "trajectory.csv", positions)) continue;
+    if (!have_reference) {
+      reference = std::move(positions);
+      have_reference = true;
+      row.metrics[c].kind = Cell::Kind::real;
+      row.metrics[c].real = 0.0;
+      continue;
+    }
+    const double difference = largest_difference(reference, positions);
+    if (difference < 0.0) continue;
+    row.metrics[c].kind = Cell::Kind::real;
+    row.metrics[c].real = difference;
+  }
 }
 
 std::string markdown(const Table& table) {

@@ -68,6 +68,14 @@ std::vector<std::string> summary_keys(const std::string& summary_json);
 /// True for columns that measure time spent (they differ between identical runs).
 bool is_timing_column(const std::string& column);
 
+/// The column `trajectory_difference_m` (computed only when it is one of the table's columns):
+/// for every ok row, the largest distance between its bodies' positions (trajectory.csv under
+/// `directory`/<variant name>/) and those of the reference row — the first ok row in variant
+/// order, which gets 0 — over the output times both runs have (equal within 1e-9 s) and the
+/// bodies both name. A row whose trajectory cannot be read, or that shares no time with the
+/// reference, stays missing.
+void add_trajectory_differences(Table& table, const std::filesystem::path& directory);
+
 /// Writes comparison.csv, comparison.md and comparison.json into `directory`.
 void write_table(const Table& table, const std::filesystem::path& directory);
 

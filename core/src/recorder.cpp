@@ -296,6 +296,7 @@ void Recorder::end(Simulation& simulation, std::span<const double> y,
   integrator_steps_ = result.steps;
   integrator_rejected_ = result.rejected_steps;
   jacobian_evaluations_ = result.jacobian_evaluations;
+  jacobian_rhs_evaluations_ = result.jacobian_rhs_evaluations;
   nonlinear_iterations_ = result.nonlinear_iterations;
   integrator_message_ = result.message;
   trajectory_.flush();
@@ -344,6 +345,7 @@ void Recorder::write_summary(const std::string& status, const std::string& error
     summary["steps"] = stats.steps;
     summary["rejected_steps"] = integrator_rejected_;
     summary["jacobian_evaluations"] = jacobian_evaluations_;
+    summary["jacobian_rhs_evaluations"] = jacobian_rhs_evaluations_;
     summary["nonlinear_iterations"] = nonlinear_iterations_;
     summary["rhs_evaluations"] = stats.rhs_evaluations;
     summary["narrow_phase_queries"] = stats.narrow_phase_queries;

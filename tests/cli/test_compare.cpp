@@ -525,3 +525,35 @@ TEST_CASE(
   CHECK(merged.exit_code == 2);
   CHECK_THAT(merged.output, Contains("hold different comparisons"));
 }
+
+TEST_CASE(
+    "compare: trajectory_difference_m is the largest distance from the first variant's body "
+    "positions (0, 0.3, 0.4 m for the ball shifted sideways on a frictionless floor, within "
+    "1e-12), and merge recomputes it over the merged rows") {
+  const fs::path directory = fresh_directory("trajectory_difference");
+  const fs::path file = write_comparison(directory, R"(variants:
+  bodies.ball.initial.position_m: [[0, 0, 0.0501], [0.3, 0, 0.0501], [0, 0.4, 0.0501]]
+columns: [trajectory_difference_m, steps]
+)");
+  const fs::path whole = directory / "whole";
+  Result r = run("compare " + file.string() + " --jobs 2 --output " + whole.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const Csv table = read_csv(whole / "comparison.csv");
+  REQUIRE(table.rows.size() == 3);
+  const double expected[] = {0.0, 0.3, 0.4};
+  for (std::size_t row = 0; row < 3; ++row)
+    CHECK(std::stod(table.cell(row, "trajectory_difference_m")) ==
+          Approx(expected[row]).margin(1e-12));
+
+  // Shard 2/2 alone holds only the second variant, which is its own reference; merged, the
+  // first variant is the reference again.
+  const fs::path one = directory / "one", two = directory / "two", merged = directory / "merged";
+  REQUIRE(run("compare " + file.string() + " --shard 1/2 --output " + one.string()).exit_code == 0);
+  REQUIRE(run("compare " + file.string() + " --shard 2/2 --output " + two.string()).exit_code == 0);
+  CHECK(std::stod(read_csv(two / "comparison.csv").cell(0, "trajectory_difference_m")) == 0.0);
+  r = run("merge " + one.string() + " " + two.string() + " --output " + merged.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(untimed_rows(read_csv(merged / "comparison.csv")) == untimed_rows(table));
+}

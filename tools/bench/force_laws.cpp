@@ -73,12 +73,12 @@ constexpr std::size_t kPerImpact = 128;
 constexpr std::size_t kSamples = kImpacts * kPerImpact;  // a power of two: index & (kSamples − 1)
 constexpr int kSubsteps = 16;
 
-// The drop of configs/compare_force_laws.yaml: a steel sphere on a steel half-space.
+// The drop of configs/force_law_impact.yaml: a steel sphere on a steel half-space.
 constexpr double kRadius_m = 0.05;
 constexpr double kModulus_Pa = 2.0e11 / (2.0 * (1.0 - 0.3 * 0.3));  // E* of steel on steel
 constexpr double kMass_kg =
     8000.0 * 4.0 / 3.0 * std::numbers::pi * kRadius_m * kRadius_m * kRadius_m;
-// The linear-spring laws get the stiffness of configs/compare_force_laws.yaml: K = 1e8 1/s² per
+// The linear-spring laws get the stiffness of configs/force_law_impact.yaml: K = 1e8 1/s² per
 // unit mass (Engelson), k = K·m = 4.19e8 N/m (linear, bilinear), and linear's damping for e = 0.7.
 constexpr double kStiffnessPerMass_per_s2 = 1.0e8;
 constexpr double kLinearStiffness_N_per_m = kStiffnessPerMass_per_s2 * kMass_kg;

@@ -92,6 +92,7 @@ class Recorder {
   std::string integrator_message_;
   std::int64_t integrator_steps_ = 0, integrator_rejected_ = 0;
   std::int64_t jacobian_evaluations_ = 0, nonlinear_iterations_ = 0;
+  std::int64_t jacobian_rhs_evaluations_ = 0;  ///< f calls spent forming Jacobians
 };
 
 }  // namespace contactlab::core
