@@ -1,9 +1,8 @@
 // Registration glue of the integrator-fixed-step plugin library.
 #include <contactlab/plugin.hpp>
 
-#include "explicit_euler.hpp"
+#include "euler.hpp"
 #include "runge_kutta4.hpp"
-#include "semi_implicit_euler.hpp"
 
 namespace {
 

@@ -11,44 +11,26 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 
 namespace {
 
+using Result = contactlab::testing::CommandResult;
+using contactlab::testing::read_file;
+
+Result run(const std::string& arguments) {
+  return contactlab::testing::run_cli(arguments);
+}
+
 const std::string cli = CONTACTLAB_CLI;
 const fs::path configs = CONTACTLAB_CONFIGS_DIR;
 const fs::path fixtures = CONTACTLAB_FIXTURE_DIR;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  ///< stdout and stderr together
-};
-
-Result run(const std::string& arguments) {
-  Result result;
-  const std::string command = cli + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof(buffer), pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
 fs::path fresh_directory(const std::string& name) {
-  const fs::path directory =
-      fs::temp_directory_path() / ("contactlab_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(directory);
-  return directory;
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return contactlab::testing::fresh_directory("contactlab_cli", name);
 }
 
 std::string first_line(const fs::path& file) {

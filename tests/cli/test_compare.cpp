@@ -15,10 +15,19 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 
 namespace {
+
+using Result = contactlab::testing::CommandResult;
+using contactlab::testing::read_file;
+
+Result run(const std::string& arguments) {
+  return contactlab::testing::run_cli(arguments);
+}
 
 const std::string cli = CONTACTLAB_CLI;
 const fs::path configs = CONTACTLAB_CONFIGS_DIR;
@@ -26,35 +35,8 @@ const fs::path throwing_fixture =
     fs::path(CONTACTLAB_FIXTURE_DIR) / "throwing_factory" / "fixture_throwing_factory.so";
 const fs::path aborting_fixture = CONTACTLAB_ABORTING_FIXTURE;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  ///< stdout and stderr together
-};
-
-Result run(const std::string& arguments) {
-  Result result;
-  const std::string command = cli + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof(buffer), pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
 fs::path fresh_directory(const std::string& name) {
-  const fs::path directory =
-      fs::temp_directory_path() / ("contactlab_compare_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(directory);
-  return directory;
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return contactlab::testing::fresh_directory("contactlab_compare", name);
 }
 
 /// A ball (r = 5 cm) 0.1 mm above a floor: it lands after 4.5 ms and rests, 10 ms in all.

@@ -10,37 +10,26 @@
 #include <sstream>
 #include <string>
 
+#include "cli_support.hpp"
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 
 namespace {
 
+using Result = contactlab::testing::CommandResult;
+using contactlab::testing::read_file;
+
+Result run(const std::string& command_line) {
+  return contactlab::testing::run_command(command_line);
+}
+
 const std::string cli = CONTACTLAB_CLI;
 const fs::path configs = CONTACTLAB_CONFIGS_DIR;
 constexpr int exit_plot = 5;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  ///< stdout and stderr together
-};
-
-Result run(const std::string& command_line) {
-  Result result;
-  const std::string command = command_line + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof(buffer), pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
 fs::path fresh_directory(const std::string& name) {
-  const fs::path directory =
-      fs::temp_directory_path() / ("contactlab_plot_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(directory);
-  return directory;
+  return contactlab::testing::fresh_directory("contactlab_plot", name);
 }
 
 std::string head(const fs::path& file, std::size_t bytes) {

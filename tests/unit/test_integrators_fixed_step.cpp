@@ -10,9 +10,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "explicit_euler.hpp"
+#include "euler.hpp"
 #include "runge_kutta4.hpp"
-#include "semi_implicit_euler.hpp"
 
 using contactlab::IntegrationResult;
 using contactlab::IntegrationStatus;

@@ -1,4 +1,4 @@
-#include "semi_implicit_euler.hpp"
+#include "euler.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -40,18 +40,21 @@ IntegratorCapabilities fixed_step_capabilities(const FixedStepSettings& settings
   return capabilities;
 }
 
-SemiImplicitEuler::SemiImplicitEuler(const ParameterValues& params)
-    : settings_(fixed_step_settings(params)) {}
+template <bool Symplectic>
+Euler<Symplectic>::Euler(const ParameterValues& params) : settings_(fixed_step_settings(params)) {}
 
-ParameterSchema SemiImplicitEuler::schema() {
+template <bool Symplectic>
+ParameterSchema Euler<Symplectic>::schema() {
   return fixed_step_schema();
 }
 
-IntegratorCapabilities SemiImplicitEuler::capabilities() const {
+template <bool Symplectic>
+IntegratorCapabilities Euler<Symplectic>::capabilities() const {
   return fixed_step_capabilities(settings_);
 }
 
-IntegrationResult SemiImplicitEuler::integrate(OdeView& ode, double t_start, double t_end,
+template <bool Symplectic>
+IntegrationResult Euler<Symplectic>::integrate(OdeView& ode, double t_start, double t_end,
                                                double output_interval_s, std::span<double> y) {
   const std::size_t nq = ode.configuration_size();
   const std::size_t nv = ode.velocity_size();
@@ -66,8 +69,11 @@ IntegrationResult SemiImplicitEuler::integrate(OdeView& ode, double t_start, dou
     ode.derivative(t, state, y_rate_);
     ++evaluations;
     for (std::size_t i = 0; i < nv; ++i) v_next_[i] = v[i] + h * y_rate_[nq + i];
-    // The position update uses the *new* velocity: this is what makes the scheme symplectic.
-    ode.integrate_configuration(q, v_next_, h, q_next_);
+    // The position update with the new velocity is what makes the scheme symplectic.
+    if constexpr (Symplectic)
+      ode.integrate_configuration(q, v_next_, h, q_next_);
+    else
+      ode.integrate_configuration(q, v, h, q_next_);
     // Commit only after every call into the ODE succeeded, so an exception leaves y at the last
     // completed step.
     std::copy(q_next_.begin(), q_next_.end(), state.begin());
@@ -80,5 +86,8 @@ IntegrationResult SemiImplicitEuler::integrate(OdeView& ode, double t_start, dou
   result.rhs_evaluations = evaluations;
   return result;
 }
+
+template class Euler<false>;
+template class Euler<true>;
 
 }  // namespace contactlab::plugins
