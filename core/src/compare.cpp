@@ -31,34 +31,15 @@ bool all_digits(const std::string& text) {
 /// "bodies[1].initial.position_m" and "bodies.1.initial.position_m" give the same segments.
 std::vector<std::string> split_path(const VariantAxis& axis) {
   const std::string where = "variants." + axis.path;
-  std::vector<std::string> segments;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = axis.path.find('.', start);
-    const std::string part =
-        axis.path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    const std::size_t bracket = part.find('[');
-    const std::string key = part.substr(0, bracket);
-    if (key.empty())
-      fail_at_location(axis.key_location, where,
-                       "empty name in the dotted path '" + axis.path +
-                           "' (expected e.g. contact.force_law.type or bodies.ball.mass.mass_kg)");
-    segments.push_back(key);
-    std::size_t position = bracket;
-    while (position != std::string::npos && position < part.size()) {
-      const std::size_t close = part.find(']', position);
-      const std::string index =
-          close == std::string::npos ? "" : part.substr(position + 1, close - position - 1);
-      if (part[position] != '[' || close == std::string::npos || !all_digits(index))
-        fail_at_location(axis.key_location, where,
-                         "malformed index in '" + part + "' (expected name[0])");
-      segments.push_back(index);
-      position = close + 1;
-    }
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return segments;
+  DottedPath split = split_dotted_path(axis.path);
+  if (split.error == DottedPath::Error::empty_name)
+    fail_at_location(axis.key_location, where,
+                     "empty name in the dotted path '" + axis.path +
+                         "' (expected e.g. contact.force_law.type or bodies.ball.mass.mass_kg)");
+  if (split.error == DottedPath::Error::malformed_index)
+    fail_at_location(axis.key_location, where,
+                     "malformed index in '" + split.part + "' (expected name[0])");
+  return std::move(split.segments);
 }
 
 std::string describe(const ConfigNode& node) {

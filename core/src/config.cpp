@@ -276,38 +276,16 @@ bool all_digits(const std::string& text) {
                                       [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-/// "bodies[1].shape.radius_m" and "bodies.1.shape.radius_m" both give {bodies, 1, shape, radius_m}.
 std::vector<std::string> split_override_path(const std::string& path,
                                              const std::string& assignment) {
-  std::vector<std::string> segments;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = path.find('.', start);
-    std::string part =
-        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    const std::size_t bracket = part.find('[');
-    const std::string key = part.substr(0, bracket);
-    if (key.empty()) {
-      override_error(assignment, "empty name in path '" + path +
-                                     "' (expected --set dotted.path=value, e.g. "
-                                     "--set bodies[0].mass_kg=2)");
-    }
-    segments.push_back(key);
-    std::size_t position = bracket;
-    while (position != std::string::npos && position < part.size()) {
-      const std::size_t close = part.find(']', position);
-      const std::string index =
-          close == std::string::npos ? "" : part.substr(position + 1, close - position - 1);
-      if (part[position] != '[' || close == std::string::npos || !all_digits(index)) {
-        override_error(assignment, "malformed index in '" + part + "' (expected name[0])");
-      }
-      segments.push_back(index);
-      position = close + 1;
-    }
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return segments;
+  DottedPath split = split_dotted_path(path);
+  if (split.error == DottedPath::Error::empty_name)
+    override_error(assignment, "empty name in path '" + path +
+                                   "' (expected --set dotted.path=value, e.g. "
+                                   "--set bodies[0].mass_kg=2)");
+  if (split.error == DottedPath::Error::malformed_index)
+    override_error(assignment, "malformed index in '" + split.part + "' (expected name[0])");
+  return std::move(split.segments);
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -533,6 +511,39 @@ ConfigNode load_config_file(const std::filesystem::path& file) {
   ConfigNode root = load_recursive(file, file.string(), stack, nullptr);
   root.rebase_path("");
   return root;
+}
+
+DottedPath split_dotted_path(const std::string& path) {
+  DottedPath result;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    const std::string part =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const std::size_t bracket = part.find('[');
+    const std::string key = part.substr(0, bracket);
+    if (key.empty()) {
+      result.error = DottedPath::Error::empty_name;
+      return result;
+    }
+    result.segments.push_back(key);
+    std::size_t position = bracket;
+    while (position != std::string::npos && position < part.size()) {
+      const std::size_t close = part.find(']', position);
+      const std::string index =
+          close == std::string::npos ? "" : part.substr(position + 1, close - position - 1);
+      if (part[position] != '[' || close == std::string::npos || !all_digits(index)) {
+        result.error = DottedPath::Error::malformed_index;
+        result.part = part;
+        return result;
+      }
+      result.segments.push_back(index);
+      position = close + 1;
+    }
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return result;
 }
 
 void apply_override(ConfigNode& root, const std::string& assignment) {

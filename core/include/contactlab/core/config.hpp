@@ -96,6 +96,18 @@ ConfigNode parse_yaml(const std::string& text, const std::string& file_label);
 /// Errors: missing file ("cannot open"), YAML syntax (with file:line:col), include cycles.
 ConfigNode load_config_file(const std::filesystem::path& file);
 
+/// The segments of a dotted path, as `--set` and comparison variants write them:
+/// "bodies[1].shape.radius_m" and "bodies.1.shape.radius_m" both give {bodies, 1, shape,
+/// radius_m}. A path with an empty name or a malformed [index] gives `error` and the offending
+/// `part` (the callers word the message for their context).
+struct DottedPath {
+  enum class Error { none, empty_name, malformed_index };
+  std::vector<std::string> segments;
+  Error error = Error::none;
+  std::string part;  ///< the dot-separated part with the malformed index
+};
+DottedPath split_dotted_path(const std::string& path);
+
 /// Applies one "dotted.path=value" override. Path segments name map keys; a segment addressing
 /// a sequence is either an index ("bodies.1") or the `name:` of an element ("bodies.ball").
 /// Missing map keys are created. The value is parsed as YAML (so "[0, 0, -1]" is a sequence).
