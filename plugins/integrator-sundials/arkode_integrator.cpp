@@ -5,25 +5,26 @@
 
 #include <arkode/arkode_arkstep.h>
 #include <arkode/arkode_erkstep.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunlinsol/sunlinsol_klu.h>
-#include <sunlinsol/sunlinsol_spgmr.h>
-#include <sunmatrix/sunmatrix_dense.h>
-#include <sunmatrix/sunmatrix_sparse.h>
 #include <contactlab/errors.hpp>
 
 #include "sundials_common.hpp"
-
-// Returns the flag of a failed SUNDIALS call from the enclosing function.
-#define CONTACTLAB_SUNDIALS_TRY(call)                      \
-  do {                                                     \
-    if (const int flag_ = (call); flag_ < 0) return flag_; \
-  } while (false)
 
 namespace contactlab::plugins {
 namespace {
 
 using sundials_detail::OdeBridge;
+
+const sundials_detail::LinearSolverInterface arkstep_linear_solver{
+    .memory_failure = ARK_MEM_FAIL,
+    .set_linear_solver = ARKStepSetLinearSolver,
+    .set_jacobian = ARKStepSetJacFn,
+    .set_preconditioner = ARKStepSetPreconditioner,
+    .error_weights = ARKStepGetErrWeights,
+    .current_step = ARKStepGetCurrentStep,
+    .linear_rhs_evaluations = ARKStepGetNumLinRhsEvals,
+    .jacobian_evaluations = ARKStepGetNumJacEvals,
+    .jacobian_vector_products = ARKStepGetNumJtimesEvals,
+    .linear_iterations = ARKStepGetNumLinIters};
 
 struct NamedTable {
   const char* name;
@@ -140,43 +141,8 @@ class ArkodeStepper final : public sundials_detail::Stepper {
     if (common.initial_step_s > 0.0)
       CONTACTLAB_SUNDIALS_TRY(Api::set_initial_step(memory_, common.initial_step_s));
     if constexpr (std::is_same_v<Api, ArkApi>) {
-      if (common.linear_solver == LinearSolverKind::dense) {
-        const sunindextype n = N_VGetLength(y);
-        matrix_.reset(SUNDenseMatrix(n, n, context));
-        if (!matrix_) return ARK_MEM_FAIL;
-        linear_solver_.reset(SUNLinSol_Dense(y, matrix_.get(), context));
-        if (!linear_solver_) return ARK_MEM_FAIL;
-        CONTACTLAB_SUNDIALS_TRY(
-            ARKStepSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()));
-      } else if (common.linear_solver == LinearSolverKind::sparse) {
-        const sunindextype n = N_VGetLength(y);
-        matrix_.reset(SUNSparseMatrix(n, n, n, CSC_MAT, context));
-        if (!matrix_) return ARK_MEM_FAIL;
-        linear_solver_.reset(SUNLinSol_KLU(y, matrix_.get(), context));
-        if (!linear_solver_) return ARK_MEM_FAIL;
-        CONTACTLAB_SUNDIALS_TRY(
-            ARKStepSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()));
-        jacobian_.attach(memory_, ARKStepGetErrWeights, ARKStepGetCurrentStep, linear_solver_.get(),
-                         y);
-        bridge.jacobian = &jacobian_;
-        CONTACTLAB_SUNDIALS_TRY(
-            ARKStepSetJacFn(memory_, sundials_detail::ColouredJacobian::evaluate));
-      } else {
-        const bool preconditioned = common.krylov_coloured_preconditioner;
-        linear_solver_.reset(SUNLinSol_SPGMR(y, preconditioned ? SUN_PREC_LEFT : SUN_PREC_NONE,
-                                             static_cast<int>(common.krylov_dimension), context));
-        if (!linear_solver_) return ARK_MEM_FAIL;
-        CONTACTLAB_SUNDIALS_TRY(ARKStepSetLinearSolver(memory_, linear_solver_.get(), nullptr));
-        if (preconditioned) {
-          if (!preconditioner_.attach(memory_, ARKStepGetErrWeights, ARKStepGetCurrentStep, y,
-                                      context))
-            return ARK_MEM_FAIL;
-          bridge.preconditioner = &preconditioner_;
-          CONTACTLAB_SUNDIALS_TRY(
-              ARKStepSetPreconditioner(memory_, sundials_detail::ColouredPreconditioner::setup,
-                                       sundials_detail::ColouredPreconditioner::solve));
-        }
-      }
+      CONTACTLAB_SUNDIALS_TRY(
+          linear_solver_.attach(arkstep_linear_solver, memory_, common, context, y, bridge));
     }
     return configure(t_stop);
   }
@@ -218,28 +184,14 @@ class ArkodeStepper final : public sundials_detail::Stepper {
         statistics.integrator_rhs_evaluations += explicit_evaluations + implicit_evaluations;
       statistics.nonlinear_iterations += get(ARKStepGetNumNonlinSolvIters);
       statistics.root_function_evaluations += get(ARKStepGetNumGEvals);
-      if (linear_solver_) {
-        const std::int64_t linear_solver_rhs = get(ARKStepGetNumLinRhsEvals);
-        statistics.linear_solver_rhs_evaluations += linear_solver_rhs;
-        // With a matrix and no Jacobian function, SUNDIALS' f calls are its difference quotients.
-        if (settings_.common.linear_solver == LinearSolverKind::dense)
-          statistics.jacobian_rhs_evaluations += linear_solver_rhs;
-        statistics.jacobian_evaluations += get(ARKStepGetNumJacEvals);
-        statistics.jacobian_vector_products += get(ARKStepGetNumJtimesEvals);
-        statistics.linear_iterations += get(ARKStepGetNumLinIters);
-      }
-      jacobian_.take_statistics(statistics);
-      preconditioner_.take_statistics(statistics);
+      linear_solver_.add_statistics(memory_, statistics);
     }
   }
 
   void release() override {
     if (memory_) Api::free(&memory_);
     memory_ = nullptr;
-    jacobian_.release();
-    preconditioner_.release();
-    linear_solver_.reset();
-    matrix_.reset();
+    linear_solver_.release();
   }
 
  private:
@@ -262,12 +214,7 @@ class ArkodeStepper final : public sundials_detail::Stepper {
   const ArkodeSettings& settings_;
   OdeBridge* bridge_ = nullptr;
   void* memory_ = nullptr;
-  sundials_detail::Matrix matrix_;
-  sundials_detail::LinearSolver linear_solver_;
-  /// linear_solver: sparse (its counters are taken by the const add_statistics()).
-  mutable sundials_detail::ColouredJacobian jacobian_;
-  /// linear_solver: krylov with krylov_preconditioner: coloured.
-  mutable sundials_detail::ColouredPreconditioner preconditioner_;
+  sundials_detail::NewtonLinearSolver linear_solver_;  ///< ARKStep (dirk) only
   std::vector<int> directions_;
 };
 

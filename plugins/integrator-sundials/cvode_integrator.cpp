@@ -4,26 +4,27 @@
 
 #include <cvode/cvode.h>
 #include <cvode/cvode_ls.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunlinsol/sunlinsol_klu.h>
-#include <sunlinsol/sunlinsol_spgmr.h>
-#include <sunmatrix/sunmatrix_dense.h>
-#include <sunmatrix/sunmatrix_sparse.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #include <contactlab/errors.hpp>
 
 #include "sundials_common.hpp"
 
-// Returns the flag of a failed SUNDIALS call from the enclosing function.
-#define CONTACTLAB_SUNDIALS_TRY(call)                      \
-  do {                                                     \
-    if (const int flag_ = (call); flag_ < 0) return flag_; \
-  } while (false)
-
 namespace contactlab::plugins {
 namespace {
 
 using sundials_detail::OdeBridge;
+
+const sundials_detail::LinearSolverInterface cvode_linear_solver{
+    .memory_failure = CV_MEM_FAIL,
+    .set_linear_solver = CVodeSetLinearSolver,
+    .set_jacobian = CVodeSetJacFn,
+    .set_preconditioner = CVodeSetPreconditioner,
+    .error_weights = CVodeGetErrWeights,
+    .current_step = CVodeGetCurrentStep,
+    .linear_rhs_evaluations = CVodeGetNumLinRhsEvals,
+    .jacobian_evaluations = CVodeGetNumJacEvals,
+    .jacobian_vector_products = CVodeGetNumJtimesEvals,
+    .linear_iterations = CVodeGetNumLinIters};
 
 class CvodeStepper final : public sundials_detail::Stepper {
  public:
@@ -53,41 +54,9 @@ class CvodeStepper final : public sundials_detail::Stepper {
       nonlinear_solver_.reset(SUNNonlinSol_FixedPoint(y, 0, context));
       if (!nonlinear_solver_) return CV_MEM_FAIL;
       CONTACTLAB_SUNDIALS_TRY(CVodeSetNonlinearSolver(memory_, nonlinear_solver_.get()));
-    } else if (common.linear_solver == LinearSolverKind::dense) {
-      const sunindextype n = N_VGetLength(y);
-      matrix_.reset(SUNDenseMatrix(n, n, context));
-      if (!matrix_) return CV_MEM_FAIL;
-      linear_solver_.reset(SUNLinSol_Dense(y, matrix_.get(), context));
-      if (!linear_solver_) return CV_MEM_FAIL;
-      // No Jacobian function: CVODE's difference-quotient dense Jacobian.
-      CONTACTLAB_SUNDIALS_TRY(CVodeSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()));
-    } else if (common.linear_solver == LinearSolverKind::sparse) {
-      // KLU on a CSC matrix whose structure (and capacity) the coloured Jacobian sets at its
-      // first evaluation and after every change of the OdeView's coupling.
-      const sunindextype n = N_VGetLength(y);
-      matrix_.reset(SUNSparseMatrix(n, n, n, CSC_MAT, context));
-      if (!matrix_) return CV_MEM_FAIL;
-      linear_solver_.reset(SUNLinSol_KLU(y, matrix_.get(), context));
-      if (!linear_solver_) return CV_MEM_FAIL;
-      CONTACTLAB_SUNDIALS_TRY(CVodeSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()));
-      jacobian_.attach(memory_, CVodeGetErrWeights, CVodeGetCurrentStep, linear_solver_.get(), y);
-      bridge.jacobian = &jacobian_;
-      CONTACTLAB_SUNDIALS_TRY(CVodeSetJacFn(memory_, sundials_detail::ColouredJacobian::evaluate));
     } else {
-      const bool preconditioned = common.krylov_coloured_preconditioner;
-      linear_solver_.reset(SUNLinSol_SPGMR(y, preconditioned ? SUN_PREC_LEFT : SUN_PREC_NONE,
-                                           static_cast<int>(common.krylov_dimension), context));
-      if (!linear_solver_) return CV_MEM_FAIL;
-      // Matrix-free: no matrix, CVODE's difference-quotient J·v.
-      CONTACTLAB_SUNDIALS_TRY(CVodeSetLinearSolver(memory_, linear_solver_.get(), nullptr));
-      if (preconditioned) {
-        if (!preconditioner_.attach(memory_, CVodeGetErrWeights, CVodeGetCurrentStep, y, context))
-          return CV_MEM_FAIL;
-        bridge.preconditioner = &preconditioner_;
-        CONTACTLAB_SUNDIALS_TRY(
-            CVodeSetPreconditioner(memory_, sundials_detail::ColouredPreconditioner::setup,
-                                   sundials_detail::ColouredPreconditioner::solve));
-      }
+      CONTACTLAB_SUNDIALS_TRY(
+          linear_solver_.attach(cvode_linear_solver, memory_, common, context, y, bridge));
     }
     return configure(t_stop);
   }
@@ -121,27 +90,13 @@ class CvodeStepper final : public sundials_detail::Stepper {
     statistics.integrator_rhs_evaluations += get(CVodeGetNumRhsEvals);
     statistics.nonlinear_iterations += get(CVodeGetNumNonlinSolvIters);
     statistics.root_function_evaluations += get(CVodeGetNumGEvals);
-    if (linear_solver_) {
-      const std::int64_t linear_solver_rhs = get(CVodeGetNumLinRhsEvals);
-      statistics.linear_solver_rhs_evaluations += linear_solver_rhs;
-      // With a matrix and no Jacobian function, SUNDIALS' f calls are its difference quotients.
-      if (settings_.common.linear_solver == LinearSolverKind::dense)
-        statistics.jacobian_rhs_evaluations += linear_solver_rhs;
-      statistics.jacobian_evaluations += get(CVodeGetNumJacEvals);
-      statistics.jacobian_vector_products += get(CVodeGetNumJtimesEvals);
-      statistics.linear_iterations += get(CVodeGetNumLinIters);
-    }
-    jacobian_.take_statistics(statistics);
-    preconditioner_.take_statistics(statistics);
+    linear_solver_.add_statistics(memory_, statistics);
   }
 
   void release() override {
     if (memory_) CVodeFree(&memory_);
     memory_ = nullptr;
-    jacobian_.release();
-    preconditioner_.release();
-    linear_solver_.reset();
-    matrix_.reset();
+    linear_solver_.release();
     nonlinear_solver_.reset();
   }
 
@@ -161,13 +116,8 @@ class CvodeStepper final : public sundials_detail::Stepper {
   const CvodeSettings& settings_;
   OdeBridge* bridge_ = nullptr;
   void* memory_ = nullptr;
-  sundials_detail::Matrix matrix_;
-  sundials_detail::LinearSolver linear_solver_;
+  sundials_detail::NewtonLinearSolver linear_solver_;  ///< Newton iterations (not fixed_point)
   sundials_detail::NonlinearSolver nonlinear_solver_;
-  /// linear_solver: sparse (its counters are taken by the const add_statistics()).
-  mutable sundials_detail::ColouredJacobian jacobian_;
-  /// linear_solver: krylov with krylov_preconditioner: coloured.
-  mutable sundials_detail::ColouredPreconditioner preconditioner_;
   std::vector<int> directions_;
 };
 

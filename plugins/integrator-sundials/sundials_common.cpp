@@ -8,7 +8,10 @@
 #include <new>
 #include <stdexcept>
 
+#include <sunlinsol/sunlinsol_dense.h>
 #include <sunlinsol/sunlinsol_klu.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
+#include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 #include <contactlab/errors.hpp>
 
@@ -513,6 +516,71 @@ IntegrationResult drive(Stepper& stepper, OdeView& ode, double t_start, double t
       return failed;
     }
   }
+}
+
+int NewtonLinearSolver::attach(const LinearSolverInterface& api, void* solver,
+                               const SundialsSettings& settings, SUNContext context, N_Vector y,
+                               OdeBridge& bridge) {
+  api_ = &api;
+  kind_ = settings.linear_solver;
+  const sunindextype n = N_VGetLength(y);
+  if (kind_ == LinearSolverKind::dense) {
+    matrix_.reset(SUNDenseMatrix(n, n, context));
+    if (!matrix_) return api.memory_failure;
+    linear_solver_.reset(SUNLinSol_Dense(y, matrix_.get(), context));
+    if (!linear_solver_) return api.memory_failure;
+    // No Jacobian function: the package's difference-quotient dense Jacobian.
+    return api.set_linear_solver(solver, linear_solver_.get(), matrix_.get());
+  }
+  if (kind_ == LinearSolverKind::sparse) {
+    // KLU on a CSC matrix whose structure (and capacity) the coloured Jacobian sets at its first
+    // evaluation and after every change of the OdeView's coupling.
+    matrix_.reset(SUNSparseMatrix(n, n, n, CSC_MAT, context));
+    if (!matrix_) return api.memory_failure;
+    linear_solver_.reset(SUNLinSol_KLU(y, matrix_.get(), context));
+    if (!linear_solver_) return api.memory_failure;
+    CONTACTLAB_SUNDIALS_TRY(api.set_linear_solver(solver, linear_solver_.get(), matrix_.get()));
+    jacobian_.attach(solver, api.error_weights, api.current_step, linear_solver_.get(), y);
+    bridge.jacobian = &jacobian_;
+    return api.set_jacobian(solver, ColouredJacobian::evaluate);
+  }
+  const bool preconditioned = settings.krylov_coloured_preconditioner;
+  linear_solver_.reset(SUNLinSol_SPGMR(y, preconditioned ? SUN_PREC_LEFT : SUN_PREC_NONE,
+                                       static_cast<int>(settings.krylov_dimension), context));
+  if (!linear_solver_) return api.memory_failure;
+  // Matrix-free: no matrix, the package's difference-quotient J·v.
+  CONTACTLAB_SUNDIALS_TRY(api.set_linear_solver(solver, linear_solver_.get(), nullptr));
+  if (!preconditioned) return 0;
+  if (!preconditioner_.attach(solver, api.error_weights, api.current_step, y, context))
+    return api.memory_failure;
+  bridge.preconditioner = &preconditioner_;
+  return api.set_preconditioner(solver, ColouredPreconditioner::setup,
+                                ColouredPreconditioner::solve);
+}
+
+void NewtonLinearSolver::add_statistics(void* solver, SundialsStatistics& statistics) const {
+  if (!api_ || !linear_solver_) return;
+  auto get = [&](LinearSolverInterface::Counter counter) -> std::int64_t {
+    long int value = 0;
+    return counter(solver, &value) < 0 ? 0 : value;
+  };
+  const std::int64_t linear_solver_rhs = get(api_->linear_rhs_evaluations);
+  statistics.linear_solver_rhs_evaluations += linear_solver_rhs;
+  // With a matrix and no Jacobian function, SUNDIALS' f calls are its difference quotients.
+  if (kind_ == LinearSolverKind::dense) statistics.jacobian_rhs_evaluations += linear_solver_rhs;
+  statistics.jacobian_evaluations += get(api_->jacobian_evaluations);
+  statistics.jacobian_vector_products += get(api_->jacobian_vector_products);
+  statistics.linear_iterations += get(api_->linear_iterations);
+  jacobian_.take_statistics(statistics);
+  preconditioner_.take_statistics(statistics);
+}
+
+void NewtonLinearSolver::release() {
+  jacobian_.release();
+  preconditioner_.release();
+  linear_solver_.reset();
+  matrix_.reset();
+  api_ = nullptr;
 }
 
 }  // namespace sundials_detail

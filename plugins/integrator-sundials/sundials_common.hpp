@@ -21,6 +21,12 @@
 #include "jacobian_colouring.hpp"
 #include "sundials_settings.hpp"
 
+/// Returns a negative SUNDIALS flag from the enclosing function.
+#define CONTACTLAB_SUNDIALS_TRY(call)                      \
+  do {                                                     \
+    if (const int flag_ = (call); flag_ < 0) return flag_; \
+  } while (false)
+
 namespace contactlab::plugins::sundials_detail {
 
 class ColouredJacobian;
@@ -166,6 +172,49 @@ class ColouredPreconditioner {
   SUNMatrix system_ = nullptr;  ///< I − γ·J, factorised in place by KLU
   SUNLinearSolver klu_ = nullptr;
   N_Vector work_[2] = {nullptr, nullptr};
+};
+
+/// The functions of a package's linear-solver interface (CVODE's CVLs, ARKStep's ARKLs: the same
+/// shape), so that one piece of code sets up and counts the Newton iterations' linear solver.
+struct LinearSolverInterface {
+  using JacobianFunction = int (*)(double t, N_Vector y, N_Vector fy, SUNMatrix jacobian,
+                                   void* user_data, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
+  using PreconditionerSetup = int (*)(double t, N_Vector y, N_Vector fy, int jacobian_ok,
+                                      int* jacobian_current, double gamma, void* user_data);
+  using PreconditionerSolve = int (*)(double t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z,
+                                      double gamma, double delta, int side, void* user_data);
+  using Counter = int (*)(void* solver, long int* value);
+
+  int memory_failure;  ///< the package's *_MEM_FAIL flag
+  int (*set_linear_solver)(void* solver, SUNLinearSolver linear_solver, SUNMatrix matrix);
+  int (*set_jacobian)(void* solver, JacobianFunction jacobian);
+  int (*set_preconditioner)(void* solver, PreconditionerSetup setup, PreconditionerSolve solve);
+  ColouredJacobian::WeightsFunction error_weights;
+  ColouredJacobian::StepFunction current_step;
+  Counter linear_rhs_evaluations, jacobian_evaluations, jacobian_vector_products, linear_iterations;
+};
+
+/// The linear solver of the Newton iterations and what it owns: dense (SUNDIALS' own
+/// difference-quotient Jacobian), sparse (KLU on the coloured Jacobian) or krylov (SPGMR,
+/// optionally with the coloured preconditioner), as SundialsSettings::linear_solver says.
+class NewtonLinearSolver {
+ public:
+  /// Creates the solver and attaches it to `solver` through `api`; a SUNDIALS flag (negative:
+  /// failure). The bridge learns the coloured Jacobian or preconditioner it calls back into.
+  int attach(const LinearSolverInterface& api, void* solver, const SundialsSettings& settings,
+             SUNContext context, N_Vector y, OdeBridge& bridge);
+  /// Adds its counters since the last (re)initialisation (nothing when not attached).
+  void add_statistics(void* solver, SundialsStatistics& statistics) const;
+  /// Frees what attach() created (after the solver it was attached to).
+  void release();
+
+ private:
+  const LinearSolverInterface* api_ = nullptr;
+  LinearSolverKind kind_ = LinearSolverKind::dense;
+  Matrix matrix_;
+  LinearSolver linear_solver_;
+  mutable ColouredJacobian jacobian_;
+  mutable ColouredPreconditioner preconditioner_;
 };
 
 /// One SUNDIALS time integrator (CVODE, ARKODE's ERKStep or ARKStep) in one-step mode. The driver
