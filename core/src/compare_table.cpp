@@ -298,16 +298,7 @@ std::vector<Cell> metrics_from_summary(const std::string& summary_json,
     return cells;
   }
   for (std::size_t c = 0; c < columns.size(); ++c) {
-    if (const json* value = lookup(summary, columns[c])) {
-      cells[c] = cell_from_json(*value);
-    } else if (columns[c] == "energy_drift_J") {
-      const json* initial = lookup(summary, "energy_initial_J");
-      const json* final = lookup(summary, "energy_final_J");
-      if (initial && final && initial->is_number() && final->is_number()) {
-        cells[c].kind = Cell::Kind::real;
-        cells[c].real = final->get<double>() - initial->get<double>();
-      }
-    }
+    if (const json* value = lookup(summary, columns[c])) cells[c] = cell_from_json(*value);
   }
   return cells;
 }

@@ -57,8 +57,7 @@ struct Table {
 /// The table skeleton of a comparison (no rows yet).
 Table make_table(const ComparisonSpec& spec, const Shard& shard, const std::string& command_line);
 
-/// Each column's value from a summary.json text (dotted keys; `energy_drift_J` is derived from
-/// energy_final_J − energy_initial_J unless the summary has it). Unparsable text: all missing.
+/// Each column's value from a summary.json text (dotted keys). Unparsable text: all missing.
 std::vector<Cell> metrics_from_summary(const std::string& summary_json,
                                        const std::vector<std::string>& columns);
 

@@ -76,7 +76,7 @@ struct ComparisonSpec {
   std::string fingerprint;             ///< hash of the base and the variant list: shards must agree
 };
 
-/// The default table columns: summary.json keys (dotted) and derived metrics (energy_drift_J).
+/// The default table columns: summary.json keys (dotted).
 /// A comparison without `columns:` also gets `restitution` when its base experiment declares
 /// `metrics.restitution_pair`, and `probes.<name>` for each of the base's probes.
 const std::vector<std::string>& default_comparison_columns();
