@@ -1118,28 +1118,26 @@ struct CornerAgainstBox {
   out.distance_squared_m2 = out.gap_F.squaredNorm();
 }
 
-/// Is the corner and its closest point on F the closest pair of C and F? Certified when the
-/// separation along their direction, n·d − h_f·|R_WFᵀn| − h_c·|R_WCᵀn| (a lower bound of the
-/// distance), reaches their distance within certify_m. Also gives that direction (unit, from F to
-/// C, world axes), the gap in world axes and the distance. A corner touching F (no direction)
-/// gives NaN, which is not certified.
+/// Is the corner and its closest point on F the closest pair of C and F? With g the gap (the
+/// corner x minus its clamp q onto F, F's frame) and n = g/|g|, the separation along n is
+/// n·x − h_f·|n_F| − (n·x − min over C of n·c); the clamp gives g·q = h_f·|g| exactly, so the first
+/// two terms are |g|, the pair's distance, and the separation falls short of it by C's excess
+/// along −n, Σ_i 2 h_c,i max(0, s_i (R_WCᵀn)_i) (s the corner's signs): zero exactly when the
+/// corner is C's support corner along −n. Certified when that excess is within certify_m, decided
+/// from m_C = R_WCᵀ g (the excess times |g|) without the square root or a division, and without
+/// the cancellation of the separation's large terms. Also gives the gap in world axes and m_C. A
+/// corner touching F (g = 0) has no direction and is not certified.
 [[gnu::always_inline]] inline bool certify_corner(const CornerAgainstBox& c, const Mat3& R_WC,
-                                                  const Vec3& h_c, const Mat3& R_WF,
-                                                  const Vec3& h_f, const Vec3& d_W,
-                                                  double certify_m, Vec3& gap_W, Vec3& normal_W,
-                                                  double& distance_m) {
-  distance_m = std::sqrt(c.distance_squared_m2);
-  const double inverse = 1.0 / distance_m;
+                                                  const Vec3& h_c, const Vec3& signs,
+                                                  const Mat3& R_WF, double certify_m, Vec3& gap_W,
+                                                  Vec3& m_C) {
   gap_W = times(R_WF, c.gap_F);
-  normal_W = inverse * gap_W;
-  const Vec3 normal_C = transpose_times(R_WC, normal_W);
-  const double separation_m =
-      normal_W.dot(d_W) -
-      inverse * (h_f[0] * std::abs(c.gap_F[0]) + h_f[1] * std::abs(c.gap_F[1]) +
-                 h_f[2] * std::abs(c.gap_F[2])) -
-      (h_c[0] * std::abs(normal_C[0]) + h_c[1] * std::abs(normal_C[1]) +
-       h_c[2] * std::abs(normal_C[2]));
-  return distance_m - separation_m <= certify_m;
+  m_C = transpose_times(R_WC, gap_W);
+  const double excess =
+      2.0 * (h_c[0] * std::max(0.0, signs[0] * m_C[0]) + h_c[1] * std::max(0.0, signs[1] * m_C[1]) +
+             h_c[2] * std::max(0.0, signs[2] * m_C[2]));
+  return c.distance_squared_m2 > 0.0 &&
+         excess * excess <= certify_m * certify_m * c.distance_squared_m2;
 }
 
 /// ±1 per axis for the corner bits of corner_of.
@@ -1148,72 +1146,119 @@ struct CornerAgainstBox {
   return Vec3(kSign[bits & 1], kSign[(bits >> 1) & 1], kSign[(bits >> 2) & 1]);
 }
 
-}  // namespace
+/// A certified corner pair: B's corner against A (corner_of_b, c.corner_W from A's centre) or
+/// A's corner against B (from B's centre). One point: the corner and its closest point on the
+/// other box, whose difference is distance·normal to rounding; false (nothing written) when the
+/// swept shapes are not separated by more than tolerance_m. The cache keeps the corner; a corner
+/// of A whose closest point is a corner of B (clamped on every axis) is kept as that corner of B,
+/// so that corner–corner pairs always take the same branch.
+[[gnu::always_inline]] inline bool answer_certified_corner(
+    bool corner_of_b, const CornerAgainstBox& c, const Vec3& gap_W, const Vec3& m_C, int bits,
+    const Pose& X_WA, const Pose& X_WB, double r_a, double r_b, double tolerance_m,
+    ContactManifold& out, NarrowPhaseCache* cache) {
+  const double distance_m = std::sqrt(c.distance_squared_m2);
+  if (!(distance_m - r_a - r_b > tolerance_m)) return false;
+  const double inverse = 1.0 / distance_m;
+  ContactGeometry& g = out.points[0];
+  out.count = 1;
+  const Vec3 on_c_W = (corner_of_b ? X_WA.p : X_WB.p) + c.corner_W;
+  const Vec3 on_f_W = on_c_W - gap_W;
+  const Vec3 normal_W = inverse * gap_W;  // from F to C
+  g.distance_m = distance_m;
+  g.normal_W = corner_of_b ? normal_W : Vec3(-normal_W);
+  g.point_a_W = corner_of_b ? on_f_W : on_c_W;
+  g.point_b_W = corner_of_b ? on_c_W : on_f_W;
+  if (r_a != 0.0 || r_b != 0.0) sweep(g, r_a, r_b);
+  if (cache != nullptr) {
+    int feature = corner_of_b ? bits : kFeatureCornerOfA + bits;
+    if (!corner_of_b && c.gap_F[0] != 0.0 && c.gap_F[1] != 0.0 && c.gap_F[2] != 0.0) {
+      feature = support_bits(c.gap_F);
+    }
+    cache->valid = kBoxBoxWarmStart;
+    cache->data[0] = feature;
+    // The normal from A to B in A's frame: F's gap when F is A, −R_WAᵀ(gap_W)/|g| when C is A.
+    const Vec3 normal_A = corner_of_b ? Vec3(inverse * c.gap_F) : Vec3(-inverse * m_C);
+    for (int k = 0; k < 3; ++k) cache->data[1 + k] = normal_A[k];
+  }
+  return true;
+}
 
-void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
-             ContactManifold& out, NarrowPhaseCache* cache) {
-  const Vec3 h_a = core_half_extents(a);
-  const Vec3 h_b = core_half_extents(b);
-  const double r_a = a.smoothing_radius_m;
-  const double r_b = b.smoothing_radius_m;
-  const double size_m = a.half_extents_m.maxCoeff() + b.half_extents_m.maxCoeff();
-  const double tolerance_m = kRelativeTolerance * size_m;
-  const Vec3 d_W = X_WB.p - X_WA.p;
+/// The quantities every box–box path shares: the cores' half extents, the smoothing radii, the
+/// touching tolerance and the certificate's margin (see box_box).
+struct BoxBoxScales {
+  Vec3 h_a, h_b;
+  double r_a, r_b, size_m, tolerance_m, certify_m;
+  Vec3 d_W;  // B's centre from A's, world axes
+};
+
+[[gnu::always_inline]] inline BoxBoxScales box_box_scales(const Shape& a, const Pose& X_WA,
+                                                          const Shape& b, const Pose& X_WB) {
+  BoxBoxScales k;
+  k.h_a = core_half_extents(a);
+  k.h_b = core_half_extents(b);
+  k.r_a = a.smoothing_radius_m;
+  k.r_b = b.smoothing_radius_m;
+  k.size_m = a.half_extents_m.maxCoeff() + b.half_extents_m.maxCoeff();
+  k.tolerance_m = kRelativeTolerance * k.size_m;
+  k.d_W = X_WB.p - X_WA.p;
   // Separated cores: exact closest points, to 64 ε of the coordinates' magnitude relative to A
   // (the size of the boxes and of their offset). Rounded boxes whose swept shapes touch through a
   // face go on below instead, for the face patch rather than one point.
-  const double certify_m =
-      64.0 * std::numeric_limits<double>::epsilon() * (size_m + d_W.cwiseAbs().maxCoeff());
+  k.certify_m =
+      64.0 * std::numeric_limits<double>::epsilon() * (k.size_m + k.d_W.cwiseAbs().maxCoeff());
+  return k;
+}
 
-  // A certified corner pair: B's corner against A (corner_of_b, c.corner_W from A's centre) or
-  // A's corner against B (from B's centre). One point: the corner and its closest point on the
-  // other box, whose difference is distance·normal to rounding. The cache keeps the corner; a
-  // corner of A whose closest point is a corner of B (clamped on every axis) is kept as that
-  // corner of B, so that corner–corner pairs always take the same branch below.
-  auto answer_corner = [&](bool corner_of_b, const CornerAgainstBox& c, const Vec3& gap_W,
-                           const Vec3& normal_W, double distance_m, int bits) {
-    ContactGeometry& g = out.points[0];
-    out.count = 1;
-    const Vec3 on_c_W = (corner_of_b ? X_WA.p : X_WB.p) + c.corner_W;
-    const Vec3 on_f_W = on_c_W - gap_W;
-    g.distance_m = distance_m;
-    g.normal_W = corner_of_b ? normal_W : Vec3(-normal_W);
-    g.point_a_W = corner_of_b ? on_f_W : on_c_W;
-    g.point_b_W = corner_of_b ? on_c_W : on_f_W;
-    if (r_a != 0.0 || r_b != 0.0) sweep(g, r_a, r_b);
-    if (cache != nullptr) {
-      int feature = corner_of_b ? bits : kFeatureCornerOfA + bits;
-      if (!corner_of_b && c.gap_F[0] != 0.0 && c.gap_F[1] != 0.0 && c.gap_F[2] != 0.0) {
-        feature = support_bits(c.gap_F);
-      }
-      cache->valid = kBoxBoxWarmStart;
-      cache->data[0] = feature;
-      const Vec3 normal_A = transpose_times(X_WA.R, g.normal_W);
-      for (int k = 0; k < 3; ++k) cache->data[1 + k] = normal_A[k];
-    }
-  };
-
-  // Temporal coherence, first step: the corner of the last separated answer, certified.
-  if (cache != nullptr && cache->valid == kBoxBoxWarmStart && cache->data[0] >= 0.0 &&
-      cache->data[0] < kFeatureEdges) {
-    const int feature = static_cast<int>(cache->data[0]);
-    const bool corner_of_b = feature < kFeatureCornerOfA;
-    const int bits = corner_of_b ? feature : feature - kFeatureCornerOfA;
-    const Mat3& R_WC = corner_of_b ? X_WB.R : X_WA.R;
-    const Mat3& R_WF = corner_of_b ? X_WA.R : X_WB.R;
-    const Vec3& h_c = corner_of_b ? h_b : h_a;
-    const Vec3& h_f = corner_of_b ? h_a : h_b;
-    const Vec3 d_FC_W = corner_of_b ? d_W : Vec3(-d_W);
-    CornerAgainstBox c;
-    corner_against_box(R_WC, h_c, corner_signs_of(bits), R_WF, h_f, d_FC_W, c);
-    Vec3 gap_W, normal_W;
-    double distance_m = 0.0;
-    if (certify_corner(c, R_WC, h_c, R_WF, h_f, d_FC_W, certify_m, gap_W, normal_W, distance_m) &&
-        distance_m - r_a - r_b > tolerance_m) {
-      answer_corner(corner_of_b, c, gap_W, normal_W, distance_m, bits);
-      return;
-    }
+/// Temporal coherence, first step: the corner of the last separated answer (data[0] < 16),
+/// certified by certify_corner and answered by answer_certified_corner. A function of its own,
+/// apart from the search, so that the common warm query runs through a small frame, without the
+/// search's register pressure and spills. False (nothing written) when the cache holds no corner or
+/// its corner is not certified.
+[[gnu::always_inline]] inline bool box_box_warm_corner(const Shape& a, const Pose& X_WA,
+                                                       const Shape& b, const Pose& X_WB,
+                                                       ContactManifold& out,
+                                                       NarrowPhaseCache& cache) {
+  if (cache.valid != kBoxBoxWarmStart || !(cache.data[0] >= 0.0 && cache.data[0] < kFeatureEdges)) {
+    return false;
   }
+  const BoxBoxScales k = box_box_scales(a, X_WA, b, X_WB);
+  const int feature = static_cast<int>(cache.data[0]);
+  const bool corner_of_b = feature < kFeatureCornerOfA;
+  const int bits = feature & 7;
+  const Mat3& R_WC = corner_of_b ? X_WB.R : X_WA.R;
+  const Mat3& R_WF = corner_of_b ? X_WA.R : X_WB.R;
+  const Vec3& h_c = corner_of_b ? k.h_b : k.h_a;
+  const Vec3& h_f = corner_of_b ? k.h_a : k.h_b;
+  const Vec3 d_FC_W = corner_of_b ? k.d_W : Vec3(-k.d_W);
+  const Vec3 signs = corner_signs_of(bits);
+  CornerAgainstBox c;
+  corner_against_box(R_WC, h_c, signs, R_WF, h_f, d_FC_W, c);
+  Vec3 gap_W, m_C;
+  return certify_corner(c, R_WC, h_c, signs, R_WF, k.certify_m, gap_W, m_C) &&
+         answer_certified_corner(corner_of_b, c, gap_W, m_C, bits, X_WA, X_WB, k.r_a, k.r_b,
+                                 k.tolerance_m, out, &cache);
+}
+
+/// Everything but the warm corner: cold corners, cached edge pairs and normals, the search for
+/// separated cores, and the separating-axis test with its contact for overlapping ones.
+[[gnu::noinline]] void box_box_search(const Shape& a, const Pose& X_WA, const Shape& b,
+                                      const Pose& X_WB, int max_points, ContactManifold& out,
+                                      NarrowPhaseCache* cache) {
+  const BoxBoxScales scales = box_box_scales(a, X_WA, b, X_WB);
+  const Vec3& h_a = scales.h_a;
+  const Vec3& h_b = scales.h_b;
+  const double r_a = scales.r_a;
+  const double r_b = scales.r_b;
+  const double size_m = scales.size_m;
+  const double tolerance_m = scales.tolerance_m;
+  const Vec3& d_W = scales.d_W;
+  const double certify_m = scales.certify_m;
+
+  auto answer_corner = [&](bool corner_of_b, const CornerAgainstBox& c, const Vec3& gap_W,
+                           const Vec3& m_C, int bits) {
+    return answer_certified_corner(corner_of_b, c, gap_W, m_C, bits, X_WA, X_WB, r_a, r_b,
+                                   tolerance_m, out, cache);
+  };
 
   // Cold, first step: the direction n between the centres. When the cores are separated along it
   // (else they probably overlap, and the separating-axis test below is needed anyway), the support
@@ -1249,14 +1294,10 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
     const Mat3& R_WC = corner_of_b ? X_WB.R : X_WA.R;
     const Mat3& R_WF = corner_of_b ? X_WA.R : X_WB.R;
     const Vec3& h_c = corner_of_b ? h_b : h_a;
-    const Vec3& h_f = corner_of_b ? h_a : h_b;
-    const Vec3 d_FC_W = corner_of_b ? d_W : Vec3(-d_W);
-    Vec3 gap_W, normal_W;
-    double distance_m = 0.0;
-    if (certify_corner(c, R_WC, h_c, R_WF, h_f, d_FC_W, certify_m, gap_W, normal_W, distance_m) &&
-        distance_m - r_a - r_b > tolerance_m) {
-      answer_corner(corner_of_b, c, gap_W, normal_W, distance_m,
-                    support_bits(corner_of_b ? signs_b : signs_a));
+    const Vec3& signs = corner_of_b ? signs_b : signs_a;
+    Vec3 gap_W, m_C;
+    if (certify_corner(c, R_WC, h_c, signs, R_WF, certify_m, gap_W, m_C) &&
+        answer_corner(corner_of_b, c, gap_W, m_C, support_bits(signs))) {
       return;
     }
   }
@@ -1619,6 +1660,14 @@ void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
               polygon.w[k] * X_WR.R.col(axis)),
          heights_m[k]);
   }
+}
+
+}  // namespace
+
+void box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, int max_points,
+             ContactManifold& out, NarrowPhaseCache* cache) {
+  if (cache != nullptr && box_box_warm_corner(a, X_WA, b, X_WB, out, *cache)) return;
+  box_box_search(a, X_WA, b, X_WB, max_points, out, cache);
 }
 
 // ------------------------------------------------------------------------------------------------

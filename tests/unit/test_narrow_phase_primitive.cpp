@@ -1779,6 +1779,70 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "primitive: a box–box warm start from any of the 16 cached corners, over a face at gaps 0.1 "
+    "and 1e-9 m, keeps only the lowest corner of the tilted box, distance and witness within "
+    "1e-14 m") {
+  PrimitiveNarrowPhase narrow_phase{contactlab::ParameterValues{}};
+  NarrowPhaseCache tagged;
+  ContactManifold scratch;
+  narrow_phase.query(Shape::box(Vec3(1, 1, 1)), Pose{}, Shape::box(Vec3(1, 1, 1)),
+                     pose_at(Vec3(3, 0.2, 0.1)), tagged, scratch);
+  REQUIRE(tagged.valid != 0);
+  // A small box tilted over the top face (z = 1) of a large axis-aligned one: its lowest corner,
+  // found here over its 8 corners, is the closest point, at the constructed gap straight above
+  // its foot on the face. The other corners are higher by at least a few cm.
+  const Shape large = Shape::box(Vec3(1, 1, 1));
+  const Vec3 h_small(0.4, 0.3, 0.2);
+  const Shape small = Shape::box(h_small);
+  const Mat3 R = rotation_about(Vec3(1, 2, 0.5), 0.2);
+  Vec3 lowest_offset(0, 0, std::numeric_limits<double>::infinity());
+  for (int k = 0; k < 8; ++k) {
+    const Vec3 offset =
+        R * Vec3((k & 1) ? h_small.x() : -h_small.x(), (k & 2) ? h_small.y() : -h_small.y(),
+                 (k & 4) ? h_small.z() : -h_small.z());
+    if (offset.z() < lowest_offset.z()) lowest_offset = offset;
+  }
+  for (const double gap : {0.1, 1e-9}) {
+    const Pose X_WS = make_pose(R, Vec3(0.1, -0.2, 1.0 + gap - lowest_offset.z()));
+    const Vec3 corner_W = X_WS.p + lowest_offset;
+    for (int feature = 0; feature < 16; ++feature) {
+      for (const bool small_is_b : {true, false}) {
+        INFO("gap " << gap << " feature " << feature << " small box is B " << small_is_b);
+        NarrowPhaseCache cache = tagged;
+        cache.data[0] = feature;
+        cache.data[1] = 0.0;
+        cache.data[2] = 0.0;
+        cache.data[3] = small_is_b ? 1.0 : -1.0;
+        ContactManifold m;
+        if (small_is_b) {
+          narrow_phase.query(large, Pose{}, small, X_WS, cache, m);
+        } else {
+          narrow_phase.query(small, X_WS, large, Pose{}, cache, m);
+        }
+        REQUIRE(m.count == 1);
+        const ContactGeometry& g = m.points[0];
+        CHECK(std::abs(g.distance_m - gap) <= 1e-14);
+        const Vec3& on_small = small_is_b ? g.point_b_W : g.point_a_W;
+        const Vec3& on_large = small_is_b ? g.point_a_W : g.point_b_W;
+        CHECK((on_small - corner_W).norm() <= 1e-14);
+        CHECK((on_large - Vec3(corner_W.x(), corner_W.y(), 1.0)).norm() <= 1e-14);
+        CHECK((g.normal_W - (small_is_b ? 1.0 : -1.0) * Vec3::UnitZ()).norm() <= 1e-12);
+        // The next query, from the cache this one left, answers the same to rounding.
+        ContactManifold again;
+        if (small_is_b) {
+          narrow_phase.query(large, Pose{}, small, X_WS, cache, again);
+        } else {
+          narrow_phase.query(small, X_WS, large, Pose{}, cache, again);
+        }
+        CHECK(std::abs(again.points[0].distance_m - gap) <= 1e-14);
+        CHECK((again.points[0].point_a_W - g.point_a_W).norm() <= 1e-14);
+        CHECK((again.points[0].point_b_W - g.point_b_W).norm() <= 1e-14);
+      }
+    }
+  }
+}
+
+TEST_CASE(
     "primitive: box–box warm-started while B orbits A at a fixed gap (closest features moving "
     "between corners, edges and faces) matches the corner–face and edge–edge reference, "
     "relative error 1e-9, and the cold answer within 1e-12 m, along 200 seeded orbits") {
