@@ -1244,15 +1244,16 @@ struct BoxBoxScales {
 [[gnu::noinline]] void box_box_search(const Shape& a, const Pose& X_WA, const Shape& b,
                                       const Pose& X_WB, int max_points, ContactManifold& out,
                                       NarrowPhaseCache* cache) {
-  const BoxBoxScales scales = box_box_scales(a, X_WA, b, X_WB);
-  const Vec3& h_a = scales.h_a;
-  const Vec3& h_b = scales.h_b;
-  const double r_a = scales.r_a;
-  const double r_b = scales.r_b;
-  const double size_m = scales.size_m;
-  const double tolerance_m = scales.tolerance_m;
-  const Vec3& d_W = scales.d_W;
-  const double certify_m = scales.certify_m;
+  // As in box_box_scales (the values must agree with the warm corner's).
+  const Vec3 h_a = core_half_extents(a);
+  const Vec3 h_b = core_half_extents(b);
+  const double r_a = a.smoothing_radius_m;
+  const double r_b = b.smoothing_radius_m;
+  const double size_m = a.half_extents_m.maxCoeff() + b.half_extents_m.maxCoeff();
+  const double tolerance_m = kRelativeTolerance * size_m;
+  const Vec3 d_W = X_WB.p - X_WA.p;
+  const double certify_m =
+      64.0 * std::numeric_limits<double>::epsilon() * (size_m + d_W.cwiseAbs().maxCoeff());
 
   auto answer_corner = [&](bool corner_of_b, const CornerAgainstBox& c, const Vec3& gap_W,
                            const Vec3& m_C, int bits) {
