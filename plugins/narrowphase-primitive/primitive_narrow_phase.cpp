@@ -1325,7 +1325,7 @@ struct BoxBoxScales {
 
   // The points are centred on the pair's own direction (so that point_b − point_a =
   // distance·normal; they move by rounding only). A corner against a corner is kept as B's corner
-  // (the warm start above then takes one branch for it).
+  // (box_box_warm_corner then takes one branch for it).
   auto answer_separated = [&](const PairCandidate& closest, const Vec3& normal) {
     const double distance_m = std::sqrt(closest.distance_squared_m2);
     if (!(distance_m - r_a - r_b > tolerance_m)) return false;
@@ -1349,7 +1349,8 @@ struct BoxBoxScales {
     return true;
   };
   if (cache != nullptr && cache->valid == kBoxBoxWarmStart) {
-    // Else an edge pair of the last separated answer, certified alike.
+    // A cached corner was not certified (box_box_warm_corner): an edge pair of the last separated
+    // answer, certified alike.
     PairCandidate closest;
     const double feature = cache->data[0];
     if (feature >= kFeatureEdges && feature < kFeatureCount) {
