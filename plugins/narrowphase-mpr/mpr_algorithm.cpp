@@ -39,6 +39,8 @@ const char* termination_name(Termination termination) {
       return "degenerate_start";
     case Termination::cores_closest_point:
       return "cores_closest_point";
+    case Termination::separated_closest_point:
+      return "separated_closest_point";
   }
   return "unknown";
 }
@@ -293,22 +295,71 @@ Vector3<T> closest_on_simplex(Simplex<T>& s, const T& flatness, bool& enclosed) 
 
 // ----- The MPR solver -------------------------------------------------------------------------
 
-/// The SDK's core support mapping, with two shortcuts for the inner loop: boxes (the most common
-/// polytope) without the dispatch, a corner of the core box (any corner where a component is
-/// zero); and large hulls climbed from `hint`, the vertex the previous support of this shape ended
-/// at. Successive MPR directions are close, so the climb usually takes a step or two instead of
-/// the O(√n) from vertex 0 (the climb is exact from any start: each move strictly increases d·x).
+/// Index of a vertex of a small hull maximising d·x: a scan in two interleaved chains without
+/// branches on the comparisons (which are as good as random), where the SDK's climb along the
+/// adjacency mispredicts one branch per neighbour visited.
+inline std::uint32_t scan_support_vertex(const ConvexHull& hull, const Vec3& d) {
+  const Vec3* v = hull.vertices;
+  const std::uint32_t n = hull.vertex_count;
+  const double dx = d.x(), dy = d.y(), dz = d.z();
+  double best0 = dx * v[0].x() + dy * v[0].y() + dz * v[0].z();
+  double best1 = best0;
+  std::uint32_t index0 = 0, index1 = 0;
+  std::uint32_t i = 1;
+  for (; i + 1 < n; i += 2) {
+    const double value0 = dx * v[i].x() + dy * v[i].y() + dz * v[i].z();
+    const double value1 = dx * v[i + 1].x() + dy * v[i + 1].y() + dz * v[i + 1].z();
+    index0 = value0 > best0 ? i : index0;
+    best0 = value0 > best0 ? value0 : best0;
+    index1 = value1 > best1 ? i + 1 : index1;
+    best1 = value1 > best1 ? value1 : best1;
+  }
+  if (i < n) {
+    const double value0 = dx * v[i].x() + dy * v[i].y() + dz * v[i].z();
+    index0 = value0 > best0 ? i : index0;
+    best0 = value0 > best0 ? value0 : best0;
+  }
+  return best1 > best0 ? index1 : index0;
+}
+
+/// Hulls with fewer vertices than this are scanned (scan_support_vertex), larger ones climbed.
+constexpr std::uint32_t kScanBelow = 64;
+
+/// The SDK's core support mapping (direction of any length > 0), with shortcuts for the inner
+/// loop: boxes (the most common polytope) without the dispatch, a corner of the core box (any
+/// corner where a component is zero); cylinders with a square root where the SDK calls hypot;
+/// small hulls scanned without branches; large hulls climbed from `hint`, the vertex the previous
+/// support of this shape ended at. Successive MPR directions are close, so the climb usually
+/// takes a step or two instead of the O(√n) from vertex 0 (the climb is exact from any start:
+/// each move strictly increases d·x).
 inline Vec3 local_core_support(const Shape& shape, const Vec3& d, std::uint32_t& hint) {
-  if (shape.type == ShapeType::box) {
-    return box_corner(shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m), d);
+  switch (shape.type) {
+    case ShapeType::box:
+      return box_corner(shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m), d);
+    case ShapeType::convex_hull: {
+      const ConvexHull& hull = *shape.hull;
+      if (hull.vertex_count < kScanBelow || hull.neighbor_offsets == nullptr) {
+        return hull.vertices[scan_support_vertex(hull, d)];
+      }
+      const std::uint32_t best = hull_support_vertex(hull, d, hint);
+      hint = best;
+      return hull.vertices[best];
+    }
+    case ShapeType::cylinder: {
+      // The rim point along d's radial part (any, if d is axial) at the end d points to. The
+      // components are those of a direction whose squares neither overflow nor underflow here
+      // (MPR's directions are cross products of portal edges, far above the degeneracy floor).
+      const double r = shape.smoothing_radius_m;
+      const double radius = shape.radius_m - r;
+      const double radial_squared = d.x() * d.x() + d.y() * d.y();
+      const double z = d.z() < 0.0 ? -(shape.half_length_m - r) : shape.half_length_m - r;
+      if (!(radial_squared > 0.0)) return Vec3(radius, 0.0, z);
+      const double scale = radius / std::sqrt(radial_squared);
+      return Vec3(scale * d.x(), scale * d.y(), z);
+    }
+    default:
+      return contactlab::core_support(shape, d);
   }
-  if (shape.type == ShapeType::convex_hull) {
-    const ConvexHull& hull = *shape.hull;
-    std::uint32_t best = hull_support_vertex(hull, d, hint);
-    hint = best;
-    return hull.vertices[best];
-  }
-  return contactlab::core_support(shape, d);
 }
 
 template <class T>
@@ -339,21 +390,19 @@ class Solver {
   /// degenerate endings pay for it).
   struct Candidate {
     bool tc2 = false;  ///< TC2 was the smaller termination value
-    T value = T(std::numeric_limits<double>::infinity());
+    /// The square of that value [m²]
+    T value_squared = T(std::numeric_limits<double>::infinity());
     std::int32_t iteration = 0;
   };
   struct Portal {
     S r1, r2, r3;
   };
 
-  /// Unit normal e4 of the portal, pointing away from r0 (L417–434); false when the portal is
-  /// degenerate.
-  bool portal_normal(const Portal& portal, V& e4) const {
-    const V n4 = cross(portal.r2.p - portal.r1.p, portal.r3.p - portal.r1.p);
-    const T n4_norm = norm(n4);
-    if (!(n4_norm > area_threshold_)) return false;
-    e4 = n4 / n4_norm;
-    return true;
+  /// Normal n4 = (r2 − r1) × (r3 − r1) of the portal, not normalised, pointing away from r0
+  /// (L417–434); false when the portal is degenerate.
+  bool portal_normal(const Portal& portal, V& n4) const {
+    n4 = cross(portal.r2.p - portal.r1.p, portal.r3.p - portal.r1.p);
+    return dot(n4, n4) > area_threshold_ * area_threshold_;
   }
 
   /// Refinement (L445–463): of the portals (r1, r2, r4), (r2, r3, r4), (r3, r1, r4) take the one
@@ -426,6 +475,14 @@ class Solver {
   }
 
   Result run_portal();
+  /// A termination value given by its square [m²], relative to the size of A ⊖ B (one formula
+  /// for the result's and the last iterate's values, so that equal values compare equal).
+  double relative_tolerance(const T& value_squared) const {
+    using std::sqrt;
+    return to_double(sqrt(value_squared) / length_);
+  }
+  /// The support points are those of the cores (cores mode, or no swept radius at all).
+  bool portal_on_cores() const { return on_cores_ || (radius_a_ == 0.0 && radius_b_ == 0.0); }
 
   /// Witness points a, b (their difference is ≈ −δ·n) re-centred on their midpoint so that
   /// point_b − point_a = δ·n holds to rounding.
@@ -434,9 +491,7 @@ class Solver {
     const V half_gap = normal * T(distance * T(0.5));
     ContactGeometry& g = result_.geometry;
     g.distance_m = to_double(distance);
-    g.normal_W = normal.to_vec3();
-    const double length = g.normal_W.norm();
-    if (length > 0.0) g.normal_W /= length;
+    g.normal_W = normal.to_vec3();  // unit already: every caller passes a normalised direction
     g.point_a_W = (middle - half_gap).to_vec3();
     g.point_b_W = (middle + half_gap).to_vec3();
   }
@@ -458,7 +513,8 @@ class Solver {
 
   void finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4,
                   Termination termination);
-  bool complete_closest_point(const V& initial_normal);
+  bool complete_closest_point(const V& initial_normal, const Portal* start = nullptr,
+                              const S* start_support = nullptr);
   void finish_best(const Candidate& best, const Portal& start, const S& fallback,
                    const V& fallback_e, Termination termination);
 
@@ -569,16 +625,28 @@ void Solver<T>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, c
 /// next to flat faces of A ⊖ B, where the support value has a kink). Returns false when the cores
 /// are found to overlap.
 template <class T>
-bool Solver<T>::complete_closest_point(const V& initial_normal) {
+bool Solver<T>::complete_closest_point(const V& initial_normal, const Portal* start,
+                                       const S* start_support) {
   const T radius_a = T(radius_a_);
   const T radius_b = T(radius_b_);
   Simplex<T> simplex;
-  simplex.points[0] = core_support(initial_normal);
-  simplex.weights[0] = T(1.0);
-  simplex.size = 1;
-  V closest = simplex.points[0].p;
+  V closest;
   T lower_bound = T(-std::numeric_limits<double>::infinity());
   V lower_bound_normal = initial_normal;
+  if (start != nullptr && portal_on_cores()) {
+    // Started from MPR's portal (points of the cores' difference) and the support point along its
+    // unit normal `initial_normal`, whose support plane is a first lower bound.
+    simplex.points = {start->r1, start->r2, start->r3, S{}};
+    simplex.size = 3;
+    bool enclosed = false;
+    closest = closest_on_simplex(simplex, T(epsilon_), enclosed);
+    lower_bound = -dot(start_support->p, initial_normal);
+  } else {
+    simplex.points[0] = core_support(initial_normal);
+    simplex.weights[0] = T(1.0);
+    simplex.size = 1;
+    closest = simplex.points[0].p;
+  }
   bool converged = false;
   for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
     const T distance = norm(closest);
@@ -637,16 +705,18 @@ void Solver<T>::finish_best(const Candidate& best, const Portal& start, const S&
   // Replay the refinement to the best iteration; it repeats the same arithmetic, so it succeeds
   // as it did the first time.
   Portal portal = start;
-  V e4;
+  V n4;
   S r4;
   for (std::int32_t iteration = 1;; ++iteration) {
-    portal_normal(portal, e4);
-    r4 = support(e4);
+    portal_normal(portal, n4);
+    r4 = support(n4);
     if (iteration == best.iteration) break;
     refine(portal, r4);
   }
+  using std::sqrt;
+  const V e4 = n4 / sqrt(dot(n4, n4));
   result_.result_iteration = best.iteration;
-  result_.result_tolerance = to_double(best.value / length_);
+  result_.result_tolerance = relative_tolerance(best.value_squared);
   if (best.tc2) {
     finish_tc2(r4, e4, termination);
   } else {
@@ -711,23 +781,24 @@ Result Solver<T>::run_portal() {
   const S ray_support = r1;
 
   // TC1 (L333): r1 on the origin ray; its support plane gives the signed distance (L300–303).
+  // Support directions below are not normalised (the support mapping does not need it) and
+  // lengths are compared in squares.
   const V n2 = cross(e1, r1.p);
-  const T n2_norm = norm(n2);
-  if (!(n2_norm > ray_threshold_)) {
+  if (!(dot(n2, n2) > ray_threshold_ * ray_threshold_)) {
     finish_on_ray(r1, e1, Termination::tc1);
     return result_;
   }
 
   // r2 (L338): normal to the plane through the origin, r0 and r1.
-  const V e2 = n2 / n2_norm;
-  S r2 = support(e2);
+  S r2 = support(n2);
 
   // r3 (L343–365): normal to the plane through r0, r1, r2, on the origin's side.
+  const T area_squared = area_threshold_ * area_threshold_;
   V n3 = cross(r1.p - r0_, r2.p - r0_);
-  if (!(norm(n3) > area_threshold_)) {
-    r2 = support(V(-e2));  // L346: the opposite direction
+  if (!(dot(n3, n3) > area_squared)) {
+    r2 = support(V(-n2));  // L346: the opposite direction
     n3 = cross(r1.p - r0_, r2.p - r0_);
-    if (!(norm(n3) > area_threshold_)) {
+    if (!(dot(n3, n3) > area_squared)) {
       // L348: A ⊖ B is planar (2-D MPR is not supported) — keep the support-plane estimate.
       finish_degenerate_start(ray_support, e1);
       return result_;
@@ -738,11 +809,12 @@ Result Solver<T>::run_portal() {
     std::swap(r1, r2);
     n3 = -n3;
   }
-  const V e3 = n3 / norm(n3);
-  S r3 = support(e3);
-  if (!(norm(cross(r2.p - r1.p, r3.p - r1.p)) > area_threshold_)) {
-    r3 = support(V(-e3));  // L359
-    if (!(norm(cross(r2.p - r1.p, r3.p - r1.p)) > area_threshold_)) {
+  S r3 = support(n3);
+  V n123 = cross(r2.p - r1.p, r3.p - r1.p);
+  if (!(dot(n123, n123) > area_squared)) {
+    r3 = support(V(-n3));  // L359
+    n123 = cross(r2.p - r1.p, r3.p - r1.p);
+    if (!(dot(n123, n123) > area_squared)) {
       finish_degenerate_start(ray_support, e1);
       return result_;
     }
@@ -765,19 +837,19 @@ Result Solver<T>::run_portal() {
     // by the support point beyond that face, then restore the orientation.
     const V n12 = cross(v1, v2);
     if (dot(ray_, n12) < -area_threshold_) {
-      r3 = support(V(-n12 / norm(n12)));
+      r3 = support(V(-n12));
       std::swap(r1, r2);
       continue;
     }
     const V n23 = cross(v2, v3);
     if (dot(ray_, n23) < -area_threshold_) {
-      r1 = support(V(-n23 / norm(n23)));
+      r1 = support(V(-n23));
       std::swap(r2, r3);
       continue;
     }
     const V n31 = cross(v3, v1);
     if (dot(ray_, n31) < -area_threshold_) {
-      r2 = support(V(-n31 / norm(n31)));
+      r2 = support(V(-n31));
       std::swap(r3, r1);
       continue;
     }
@@ -796,40 +868,90 @@ Result Solver<T>::run_portal() {
   }
 
   // ----- Phase 3: portal refinement (§6.1.3, L392–416) -----
+  // The loop carries no square root and no division on its critical path: the support mapping
+  // takes the unnormalised portal normal n4 (any positive multiple of e4 gives the same support
+  // point), and TC2/TC3 are compared in squares scaled by |n4|² (|r4 × n4|² ≤ τ²|n4|² is
+  // |r4 × e4| ≤ τ, and (r4 − r1)·n4 ≤ τ|n4| is (r4 − r1)·e4 ≤ τ). e4 itself is formed only where
+  // the loop ends. The best-so-far bookkeeping (one division) is off that path.
   const Portal start{r1, r2, r3};
   Portal portal = start;
   Candidate best;
+  const T tc_squared = tc_threshold_ * tc_threshold_;
+  // The previous iterate's termination values (scaled as below), for last_tolerance when a
+  // degenerate portal ends the loop.
+  T last_tc2_scaled = T(-1.0), last_tc3_scaled{}, last_n4_squared = T(1.0);
+  bool completion_tried = !portal_on_cores();  // the portal must be a simplex of the cores
+  const auto record_last_tolerance = [&]() {
+    if (last_tc2_scaled < T(0.0)) return;
+    result_.last_tolerance = relative_tolerance(
+        std::min(last_tc2_scaled, T(last_tc3_scaled * last_tc3_scaled)) / last_n4_squared);
+  };
   for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
     result_.phase3_iterations = iteration;
     // r4 (L417–434): the support point along the portal normal, which points away from r0.
-    V e4;
-    if (!portal_normal(portal, e4)) {
+    const V n4 = cross(portal.r2.p - portal.r1.p, portal.r3.p - portal.r1.p);
+    const T n4_squared = dot(n4, n4);
+    if (!(n4_squared > area_squared)) {
       result_.degenerate = true;
+      record_last_tolerance();
       finish_best(best, start, ray_support, e1, Termination::degenerate_portal);
       return result_;
     }
-    const S r4 = support(e4);
-    const T tc2 = norm(cross(r4.p, e4));        // TC2 (L396)
-    const T tc3 = dot(r4.p - portal.r1.p, e4);  // TC3 (L397), signed: ≥ 0 up to rounding
-    result_.last_tolerance = to_double(std::min(tc2, abs(tc3)) / length_);
-    if (tc2 <= tc_threshold_) {
-      result_.result_iteration = iteration;
-      result_.result_tolerance = to_double(tc2 / length_);
-      finish_tc2(r4, e4, Termination::tc2);
-      return result_;
+    const S r4 = support(n4);
+    const V off_ray = cross(r4.p, n4);
+    const T tc2_scaled = dot(off_ray, off_ray);        // TC2 (L396): tc2² · |n4|²
+    const T tc3_scaled = dot(r4.p - portal.r1.p, n4);  // TC3 (L397): tc3 · |n4|, signed
+    const T tc3_squared_scaled = tc3_scaled * tc3_scaled;
+    const T limit_scaled = tc_squared * n4_squared;
+    const bool tc2_met = tc2_scaled <= limit_scaled;
+    const bool tc3_met = tc3_scaled <= T(0.0) || tc3_squared_scaled <= limit_scaled;
+    // Separation is proven once r4's support plane leaves the origin outside (r4·e4 < 0): the
+    // distance is then completed from this portal (see complete_closest_point), since refining
+    // the portal further towards the origin ray's exit point would not give it. Tried once; when
+    // the cores turn out to touch numerically, the refinement goes on.
+    const bool separated = !completion_tried && dot(r4.p, n4) < T(0.0) && !tc2_met && !tc3_met;
+    if (tc2_met || tc3_met || separated || iteration == max_iterations_) {
+      // The termination values of this iterate, relative to the size of A ⊖ B.
+      using std::sqrt;
+      const T n4_norm = sqrt(n4_squared);
+      result_.last_tolerance =
+          relative_tolerance(std::min(tc2_scaled, tc3_squared_scaled) / n4_squared);
+      const V e4 = n4 / n4_norm;
+      if (separated) {
+        completion_tried = true;
+        if (complete_closest_point(e4, &portal, &r4)) {
+          result_.result_iteration = iteration;
+          result_.result_tolerance = result_.last_tolerance;
+          result_.termination = Termination::separated_closest_point;
+          return result_;
+        }
+      }
+      if (tc2_met) {
+        result_.result_iteration = iteration;
+        result_.result_tolerance = relative_tolerance(tc2_scaled / n4_squared);
+        finish_tc2(r4, e4, Termination::tc2);
+        return result_;
+      }
+      if (tc3_met) {
+        result_.result_iteration = iteration;
+        result_.result_tolerance = relative_tolerance(tc3_squared_scaled / n4_squared);
+        finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, Termination::tc3_inside);
+        return result_;
+      }
     }
-    if (tc3 <= tc_threshold_) {
-      result_.result_iteration = iteration;
-      result_.result_tolerance = to_double(abs(tc3) / length_);
-      finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, Termination::tc3_inside);
-      return result_;
-    }
-    // Best so far (L403–404): the smallest termination value seen, with the iterate it came from.
-    const T value = std::min(tc2, tc3);
-    if (value < best.value) best = Candidate{tc2 < tc3, value, iteration};
+    // Best so far (L403–404): the smallest termination value seen, with the iterate it came from
+    // (compared in squares: min(tc2², tc3²), tc3 > 0 here).
+    const T value_squared = std::min(tc2_scaled, tc3_squared_scaled) / n4_squared;
+    if (value_squared < best.value_squared)
+      best = Candidate{tc2_scaled < tc3_squared_scaled, value_squared, iteration};
+    if (iteration == max_iterations_) break;
+    last_tc2_scaled = tc2_scaled;
+    last_tc3_scaled = tc3_scaled;
+    last_n4_squared = n4_squared;
     if (!refine(portal, r4)) {
       // L406–409: no candidate portal is valid (rounding), return the best so far.
       result_.degenerate = true;
+      record_last_tolerance();
       finish_best(best, start, ray_support, e1, Termination::degenerate_portal);
       return result_;
     }
@@ -842,9 +964,45 @@ Result Solver<T>::run_portal() {
 
 }  // namespace
 
+/// Cores mode, two spheres: the cores are the centres, so A ⊖ B's core is the single point
+/// r0 = c_A − c_B and phase 1 ends at once with r1 = r0 on the origin ray (TC1): what the general
+/// path computes, written out in the world frame without the pair's frame and the solver set-up.
+/// False (nothing written) when the centres coincide to rounding (the guarded general path).
+template <class T>
+bool sphere_cores_tc1(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                      Result& result) {
+  using std::sqrt;
+  const Vector3<T> c_A = Vector3<T>::from(X_WA.p), c_B = Vector3<T>::from(X_WB.p);
+  const Vector3<T> r0 = c_A - c_B;
+  const T r0_norm = sqrt(dot(r0, r0));
+  const double coordinates = std::max(X_WA.p.cwiseAbs().maxCoeff(), X_WB.p.cwiseAbs().maxCoeff());
+  const double noise = kSupportRoundingUlps * std::numeric_limits<double>::epsilon() *
+                       (coordinates + to_double(r0_norm));
+  if (!(r0_norm > T(noise)) || !(r0_norm < T(std::numeric_limits<double>::infinity()))) {
+    return false;
+  }
+  const Vector3<T> e = -r0 / r0_norm;  // from A towards B
+  // As finish_on_ray and the radii step of the general path: the core points re-centred on their
+  // midpoint, then moved by their radii along the normal.
+  const T distance = r0_norm - T(a.radius_m) - T(b.radius_m);
+  const Vector3<T> middle = (c_A + c_B) * T(0.5);
+  const Vector3<T> half_gap = e * T(r0_norm * T(0.5));
+  ContactGeometry& g = result.geometry;
+  g.distance_m = to_double(distance);
+  g.normal_W = e.to_vec3();
+  g.point_a_W = (middle - half_gap + e * T(a.radius_m)).to_vec3();
+  g.point_b_W = (middle + half_gap - e * T(b.radius_m)).to_vec3();
+  result.termination = Termination::tc1;
+  return true;
+}
+
 template <class Scalar>
 Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                        const Settings& settings) {
+  if (settings.on_cores && a.type == ShapeType::sphere && b.type == ShapeType::sphere) {
+    Result result;
+    if (sphere_cores_tc1<Scalar>(a, X_WA, b, X_WB, result)) return result;
+  }
   const Mat3 R_AW = X_WA.R.transpose();
   const PosedPair pair{a, b, R_AW * X_WB.R, R_AW * (X_WB.p - X_WA.p), R_AW.col(2)};
   Result result;

@@ -77,8 +77,11 @@ enum class Termination : std::int32_t {
   /// Cores mode: the cores' difference is not 3-D (sphere and capsule cores), answered by the
   /// closest-point completion on the cores
   cores_closest_point = 8,
+  /// Phase 3 proved the pair separated (r4's support plane leaves the origin outside) before
+  /// TC2/TC3: the distance is completed to the exact Euclidean one from that portal (cores mode)
+  separated_closest_point = 9,
 };
-inline constexpr int termination_count = 9;
+inline constexpr int termination_count = 10;
 const char* termination_name(Termination termination);
 
 /// Result of one MPR query with what is needed to judge it.
