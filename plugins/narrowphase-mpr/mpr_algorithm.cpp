@@ -297,7 +297,8 @@ Vector3<T> closest_on_simplex(Simplex<T>& s, const T& flatness, bool& enclosed) 
 
 /// Index of a vertex of a small hull maximising d·x: a scan in two interleaved chains without
 /// branches on the comparisons (which are as good as random), where the SDK's climb along the
-/// adjacency mispredicts one branch per neighbour visited.
+/// adjacency mispredicts one branch per neighbour visited. (An SSE2 version, two vertices per
+/// register with masked selects, measured slower.)
 inline std::uint32_t scan_support_vertex(const ConvexHull& hull, const Vec3& d) {
   const Vec3* v = hull.vertices;
   const std::uint32_t n = hull.vertex_count;
@@ -324,6 +325,8 @@ inline std::uint32_t scan_support_vertex(const ConvexHull& hull, const Vec3& d) 
 
 /// Hulls with fewer vertices than this are scanned (scan_support_vertex), larger ones climbed.
 constexpr std::uint32_t kScanBelow = 64;
+/// Sampled vertices that seed the climb on larger hulls.
+constexpr std::uint32_t kClimbSeeds = 16;
 
 /// The SDK's core support mapping (direction of any length > 0), with shortcuts for the inner
 /// loop: boxes (the most common polytope) without the dispatch, a corner of the core box (any
@@ -332,7 +335,8 @@ constexpr std::uint32_t kScanBelow = 64;
 /// support of this shape ended at. Successive MPR directions are close, so the climb usually
 /// takes a step or two instead of the O(√n) from vertex 0 (the climb is exact from any start:
 /// each move strictly increases d·x).
-inline Vec3 local_core_support(const Shape& shape, const Vec3& d, std::uint32_t& hint) {
+[[gnu::always_inline]] inline Vec3 local_core_support(const Shape& shape, const Vec3& d,
+                                                      std::uint32_t& hint) {
   switch (shape.type) {
     case ShapeType::box:
       return box_corner(shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m), d);
@@ -341,7 +345,20 @@ inline Vec3 local_core_support(const Shape& shape, const Vec3& d, std::uint32_t&
       if (hull.vertex_count < kScanBelow || hull.neighbor_offsets == nullptr) {
         return hull.vertices[scan_support_vertex(hull, d)];
       }
-      const std::uint32_t best = hull_support_vertex(hull, d, hint);
+      // The climb starts from the best of the previous support's vertex and a spread sample of
+      // vertices (every n/16-th, branchless): phase 1 and 2 directions jump, so the previous
+      // vertex alone can be far from the answer.
+      const std::uint32_t n = hull.vertex_count;
+      const std::uint32_t stride = n / kClimbSeeds;
+      std::uint32_t start = hint < n ? hint : 0;
+      double start_value = d.dot(hull.vertices[start]);
+      for (std::uint32_t k = 0; k < kClimbSeeds; ++k) {
+        const std::uint32_t i = k * stride;
+        const double value = d.dot(hull.vertices[i]);
+        start = value > start_value ? i : start;
+        start_value = value > start_value ? value : start_value;
+      }
+      const std::uint32_t best = hull_support_vertex(hull, d, start);
       hint = best;
       return hull.vertices[best];
     }
@@ -437,7 +454,7 @@ class Solver {
   /// Support point of the cores (the shapes shrunk by their swept radii, SDK core_support).
   S core_support(const V& direction) const { return support_point(direction, true); }
 
-  S support_point(const V& direction, bool cores) const {
+  [[gnu::always_inline]] S support_point(const V& direction, bool cores) const {
     // Written out in scalars: Eigen's 2-wide packets on 3-vectors cost more shuffles than
     // arithmetic here, and this is the inner loop.
     const double ex = to_double(direction.x), ey = to_double(direction.y),
