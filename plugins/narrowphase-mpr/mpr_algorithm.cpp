@@ -323,10 +323,37 @@ inline std::uint32_t scan_support_vertex(const ConvexHull& hull, const Vec3& d) 
   return best1 > best0 ? index1 : index0;
 }
 
+/// Index of a vertex of a hull (with adjacency) maximising d·x, by steepest ascent from `start`
+/// (whose value is `start_value`): each step takes the best neighbour, selected without branches,
+/// and moves while it improves. Exact for the same reason as the SDK's climb (on a convex polytope
+/// a vertex no neighbour improves on is a global maximum, and each move strictly increases d·x),
+/// with one branch per step instead of one per neighbour.
+inline std::uint32_t climb_support_vertex(const ConvexHull& hull, const Vec3& d,
+                                          std::uint32_t start, double start_value) {
+  const double dx = d.x(), dy = d.y(), dz = d.z();
+  std::uint32_t best = start;
+  double best_value = start_value;
+  for (;;) {
+    std::uint32_t next = best;
+    double next_value = best_value;
+    const std::uint32_t end = hull.neighbor_offsets[best + 1];
+    for (std::uint32_t k = hull.neighbor_offsets[best]; k < end; ++k) {
+      const std::uint32_t j = hull.neighbors[k];
+      const Vec3& v = hull.vertices[j];
+      const double value = dx * v.x() + dy * v.y() + dz * v.z();
+      next = value > next_value ? j : next;
+      next_value = value > next_value ? value : next_value;
+    }
+    if (next == best) return best;
+    best = next;
+    best_value = next_value;
+  }
+}
+
 /// Hulls with fewer vertices than this are scanned (scan_support_vertex), larger ones climbed.
 constexpr std::uint32_t kScanBelow = 64;
 /// Sampled vertices that seed the climb on larger hulls.
-constexpr std::uint32_t kClimbSeeds = 16;
+constexpr std::uint32_t kClimbSeeds = 32;
 
 /// The SDK's core support mapping (direction of any length > 0), with shortcuts for the inner
 /// loop: boxes (the most common polytope) without the dispatch, a corner of the core box (any
@@ -346,7 +373,7 @@ constexpr std::uint32_t kClimbSeeds = 16;
         return hull.vertices[scan_support_vertex(hull, d)];
       }
       // The climb starts from the best of the previous support's vertex and a spread sample of
-      // vertices (every n/16-th, branchless): phase 1 and 2 directions jump, so the previous
+      // vertices (every n/32-th, branchless): phase 1 and 2 directions jump, so the previous
       // vertex alone can be far from the answer.
       const std::uint32_t n = hull.vertex_count;
       const std::uint32_t stride = n / kClimbSeeds;
@@ -358,7 +385,7 @@ constexpr std::uint32_t kClimbSeeds = 16;
         start = value > start_value ? i : start;
         start_value = value > start_value ? value : start_value;
       }
-      const std::uint32_t best = hull_support_vertex(hull, d, start);
+      const std::uint32_t best = climb_support_vertex(hull, d, start, start_value);
       hint = best;
       return hull.vertices[best];
     }
