@@ -724,6 +724,10 @@ bool Solver<T>::complete_closest_point(const V& initial_normal, const Portal* st
     simplex = grown;
     closest = next;
   }
+  // Started from an early portal, the completion must close the gap between its bounds; when it
+  // stops on a repeated point or for lack of progress first (parallel edges of curved cores), the
+  // refinement goes on and a later completion starts from a better portal.
+  if (start != nullptr && !(norm(closest) - lower_bound <= tc_threshold_)) return false;
   if (!converged) result_.iteration_limit_hit = true;
   const T core_distance = norm(closest);
   if (!(core_distance > T(0.0))) return false;
