@@ -14,6 +14,12 @@
 //  - a separated pair whose TC3 foot point falls outside the portal (Thm 6.3 case 2, where the
 //    thesis returns an upper bound) is completed to the exact Euclidean distance by a closest-point
 //    (GJK) iteration on the shapes' cores, the swept radii added back;
+//  - once a phase-3 support plane leaves the origin outside (r4·e4 < 0: the pair is separated),
+//    the distance is completed from that portal by the same closest-point iteration instead of
+//    refining the portal towards the origin ray's exit point first (kept only when the iteration
+//    closes its bounds to the tolerance; else the refinement goes on);
+//  - the phase-3 loop feeds the unnormalised portal normal to the support mapping and compares
+//    TC2/TC3 in squares scaled by its length (no square root or division per iteration);
 //  - a penetrating pair reports the depth along the portal normal as the support value of A ⊖ B
 //    there (within the TC tolerance of the thesis's distance to the portal plane), so that the
 //    depth is exactly the translation along the reported normal that separates the shapes, and
