@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <contactlab/errors.hpp>
+#include <contactlab/manifold.hpp>
 
 namespace contactlab::plugins {
 
@@ -1194,7 +1195,16 @@ ContactGeometry shape_half_space(const Shape& shape, const Pose& X_WA, const Sha
 GjkEpaNarrowPhase::GjkEpaNarrowPhase(const ParameterValues& params)
     : tolerance_(params.real("tolerance")),
       max_iterations_(static_cast<int>(params.integer("max_iterations"))),
-      workspace_(std::make_unique<Workspace>(max_iterations_)) {}
+      workspace_(std::make_unique<Workspace>(max_iterations_)) {
+  if (params.contains("manifold_points")) {
+    const std::int64_t points = params.integer("manifold_points");
+    if (points < 1 || points > max_manifold_points) {
+      throw InputError("gjk_epa narrow phase: params.manifold_points is " + std::to_string(points) +
+                       "; expected 1.." + std::to_string(max_manifold_points));
+    }
+    manifold_points_ = static_cast<int>(points);
+  }
+}
 
 GjkEpaNarrowPhase::~GjkEpaNarrowPhase() = default;
 
@@ -1206,6 +1216,13 @@ ParameterSchema GjkEpaNarrowPhase::schema() {
                      "of the shape size when this is smaller"),
       integer_parameter("max_iterations", 128, 4, 100000,
                         "iteration limit of each GJK and each EPA run (best result so far beyond)"),
+      integer_parameter(
+          "manifold_points", 1, 1, max_manifold_points,
+          "contact points per pair: 1 keeps the deepest point; 2..4 add the other points of a "
+          "line or face contact (a cylinder, cone or capsule lying on its side, a cap or a face "
+          "on a face) by clipping the shapes' supporting features (contactlab/manifold.hpp), so "
+          "resting bodies do not rock on one point; the deepest first, then the spread of the "
+          "patch"),
   };
 }
 
@@ -1227,10 +1244,12 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
   ++statistics_.queries;
   if (b_is_half_space) {
     out = shape_half_space(a, X_WA, b, X_WB);
+    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
     return;
   }
   if (a_is_half_space) {
     out = swapped(shape_half_space(b, X_WB, a, X_WA));
+    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
     return;
   }
 
@@ -1306,6 +1325,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
       std::max<std::int64_t>(statistics_.max_iterations_used, counters.iterations);
   if (counters.hit_limit) ++statistics_.iteration_limit_hits;
   if (counters.degenerate) ++statistics_.degenerate_cases;
+  manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
 }
 
 }  // namespace contactlab::plugins

@@ -51,8 +51,9 @@ class GjkEpaNarrowPhase final : public NarrowPhase {
 
   /// Every pair except half_space–half_space.
   bool supports(ShapeType a, ShapeType b) const override;
-  /// One contact point per pair. `cache` keeps, in A's frame, the support directions of the final
-  /// simplex, or after EPA those of the contact face plus the direction opposite its normal
+  /// One contact point per pair, or with `manifold_points` > 1 the points of a line or face
+  /// contact (contactlab/manifold.hpp). `cache` keeps, in A's frame, the support directions of the
+  /// final simplex, or after EPA those of the contact face plus the direction opposite its normal
   /// (polytope cores) or of EPA's initial tetrahedron (curved cores), and restarts GJK from them;
   /// it also keeps the hull vertices the last supports ended at, where the next hill climbs
   /// start. Throws contactlab::SimulationError only for an unsupported pair; numerical trouble
@@ -65,8 +66,9 @@ class GjkEpaNarrowPhase final : public NarrowPhase {
   struct Workspace;
 
  private:
-  double tolerance_;    // relative accuracy of distances and depths
-  int max_iterations_;  // per GJK run and per EPA run
+  double tolerance_;         // relative accuracy of distances and depths
+  int max_iterations_;       // per GJK run and per EPA run
+  int manifold_points_ = 1;  // contact points per pair (contactlab/manifold.hpp)
   std::unique_ptr<Workspace> workspace_;
   NarrowPhaseStatistics statistics_;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <contactlab/errors.hpp>
+#include <contactlab/manifold.hpp>
 #include <string>
 
 namespace contactlab::plugins {
@@ -57,6 +58,14 @@ MprNarrowPhase::MprNarrowPhase(const ParameterValues& params) {
     }
     settings_.on_cores = mode == "core";
   }
+  if (params.contains("manifold_points")) {
+    const std::int64_t points = params.integer("manifold_points");
+    if (points < 1 || points > max_manifold_points) {
+      throw InputError("mpr narrow phase: params.manifold_points is " + std::to_string(points) +
+                       "; expected 1.." + std::to_string(max_manifold_points));
+    }
+    manifold_points_ = static_cast<int>(points);
+  }
   if (!(settings_.tolerance > 0.0)) {
     throw InputError("mpr narrow phase: params.tolerance is " +
                      std::to_string(settings_.tolerance) + "; expected a value > 0");
@@ -85,6 +94,13 @@ ParameterSchema MprNarrowPhase::schema() {
                        "radii are added to the result, exact for sphere and capsule pairs; "
                        "support: the radii are swept inside the support mapping as in Modia3D, "
                        "which makes the refinement converge slowly on the rounded parts"),
+      integer_parameter(
+          "manifold_points", 1, 1, max_manifold_points,
+          "contact points per pair: 1 keeps MPR's deepest point; 2..4 add the other points of a "
+          "line or face contact (a cylinder, cone or capsule lying on its side, a cap or a face "
+          "on a face) by clipping the shapes' supporting features (contactlab/manifold.hpp), so "
+          "the point does not jump along the line and resting bodies do not rock; the deepest "
+          "first, then the spread of the patch"),
   };
 }
 
@@ -93,10 +109,10 @@ bool MprNarrowPhase::supports(ShapeType a, ShapeType b) const {
 }
 
 void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                           NarrowPhaseCache& /*cache*/, ContactManifold& manifold) {
+                           NarrowPhaseCache& /*cache*/, ContactManifold& manifold_out) {
   // No warm start: MPR starts from the interior point every time, so the cache stays untouched.
-  manifold.count = 1;
-  ContactGeometry& out = manifold.points[0];
+  manifold_out.count = 1;
+  ContactGeometry& out = manifold_out.points[0];
   if (a.type == ShapeType::half_space && b.type == ShapeType::half_space) {
     throw SimulationError(
         "mpr narrow phase: unsupported pair half_space–half_space; two half-spaces have no "
@@ -106,16 +122,19 @@ void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, con
   if (b.type == ShapeType::half_space) {
     ++statistics_.half_space_queries;
     out = convex_half_space(a, X_WA, b.normal, X_WB);
+    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
     return;
   }
   if (a.type == ShapeType::half_space) {
     ++statistics_.half_space_queries;
     out = swap_roles(convex_half_space(b, X_WB, a.normal, X_WA));
+    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
     return;
   }
 
   last_result_ = mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_);
   out = last_result_.geometry;
+  manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
 
   NarrowPhaseStatistics& totals = statistics_.totals;
   const std::int32_t iterations = last_result_.iterations();

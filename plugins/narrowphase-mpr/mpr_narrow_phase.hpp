@@ -8,6 +8,7 @@
 //   precision       arithmetic of the algorithm: double (default) | long_double | double_double
 //   swept_radii     core (default): MPR on the shapes' cores, radii added to the result |
 //                   support: radii inside the support mapping, as Modia3D
+//   manifold_points 1 (default) | 2..4: points of a line or face contact (contactlab/manifold.hpp)
 #pragma once
 
 #include <array>
@@ -59,11 +60,13 @@ class MprNarrowPhase final : public NarrowPhase {
   /// The MPR result of the latest query that ran MPR (not a half-space pair).
   const mpr::Result& last_result() const { return last_result_; }
   mpr::Precision precision() const { return precision_; }
+  int manifold_points() const { return manifold_points_; }
   const mpr::Settings& settings() const { return settings_; }
 
  private:
   mpr::Precision precision_ = mpr::Precision::double_precision;
   mpr::Settings settings_;
+  int manifold_points_ = 1;
   MprStatistics statistics_;
   mpr::Result last_result_;
 };

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include <contactlab/errors.hpp>
+#include <contactlab/manifold.hpp>
 
 namespace contactlab::plugins {
 
@@ -149,74 +150,17 @@ struct PatchCandidates {
   }
 };
 
-/// Chooses at most max_points of `count` candidate points (count ≤ kMaxCandidates), given their
-/// positions in the tangent plane of the normal n and their signed distances: the deepest first,
-/// then — among the candidates that touch or penetrate — the one farthest from it, then the two
-/// spanning the largest triangles with that diagonal on either side (larger first). This keeps the
-/// deepest point and the spread of the patch (the area-maximising reduction of Gregorius, "Robust
-/// contact creation for physics simulations", GDC 2015). Writes the chosen indices in order and
-/// returns how many. Any frame will do, as long as the positions and n share it.
+/// The reduction of every manifold (contactlab/manifold.hpp, shared with the general manifold
+/// builder): the deepest, the farthest touching point from it, then the largest triangles on
+/// either side of that diagonal.
 int choose_patch_points(const std::array<Vec3, kMaxCandidates>& tangential,
                         const std::array<double, kMaxCandidates>& distance_m, int count,
                         const Vec3& n, int max_points, double length_scale_m,
                         std::array<int, max_manifold_points>& chosen) {
-  int deepest = 0;
-  for (int i = 1; i < count; ++i) {
-    if (distance_m[i] < distance_m[deepest]) deepest = i;
-  }
-  chosen[0] = deepest;
-  if (max_points <= 1) return 1;
-
-  const double touching_m = kRelativeTolerance * length_scale_m;
-  const double distinct_m = kDistinctPointFraction * length_scale_m;
-  auto eligible = [&](int i) { return i != deepest && distance_m[i] <= touching_m; };
-  // Does candidate i (score `value`) beat the current choice `best` (score best_value; −1 when
-  // none, best_value then being the threshold)? Scores within a relative 1e-9 tie, and the deeper
-  // point wins: the choice then does not hinge on rounding (e.g. on the order of A and B).
-  auto beats = [&](double value, int i, double best_value, int best) {
-    if (best < 0) return value > best_value;
-    const double margin = 1e-9 * std::max(std::abs(value), std::abs(best_value));
-    if (value != best_value && std::abs(value - best_value) > margin) return value > best_value;
-    return distance_m[i] < distance_m[best];
-  };
-  const Vec3& t0 = tangential[deepest];
-
-  int farthest = -1;
-  double farthest_squared_m2 = distinct_m * distinct_m;
-  for (int i = 0; i < count; ++i) {
-    if (!eligible(i)) continue;
-    const double d2 = (tangential[i] - t0).squaredNorm();
-    if (beats(d2, i, farthest_squared_m2, farthest)) {
-      farthest_squared_m2 = d2;
-      farthest = i;
-    }
-  }
-  if (farthest < 0) return 1;
-  chosen[1] = farthest;
-  if (max_points == 2) return 2;
-
-  // Signed doubled areas of the triangles (deepest, farthest, i) about the normal.
-  const Vec3 diagonal = tangential[farthest] - t0;
-  const double min_area_m2 = distinct_m * std::sqrt(farthest_squared_m2);
-  int left = -1, right = -1;
-  double left_area = min_area_m2, right_area = min_area_m2;
-  for (int i = 0; i < count; ++i) {
-    if (!eligible(i) || i == farthest) continue;
-    const double area = diagonal.cross(tangential[i] - t0).dot(n);
-    if (area > 0.0 && beats(area, i, left_area, left)) {
-      left_area = area;
-      left = i;
-    } else if (area < 0.0 && beats(-area, i, right_area, right)) {
-      right_area = -area;
-      right = i;
-    }
-  }
-  if (right >= 0 && (left < 0 || beats(right_area, right, left_area, left))) std::swap(left, right);
-  int chosen_count = 2;
-  for (const int i : {left, right}) {
-    if (i >= 0 && chosen_count < max_points) chosen[chosen_count++] = i;
-  }
-  return chosen_count;
+  static_assert(kRelativeTolerance == manifold::kTouchingFraction &&
+                kDistinctPointFraction == manifold::kDistinctPointFraction);
+  return manifold::choose_patch_points(tangential.data(), distance_m.data(), count, n, max_points,
+                                       length_scale_m, chosen);
 }
 
 /// Keeps at most max_points of the candidates in `out`, chosen by choose_patch_points; distances

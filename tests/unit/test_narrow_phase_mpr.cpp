@@ -191,10 +191,11 @@ Quantiles quantiles(std::vector<double> values) {
 // -----------------------------------------------------------------
 
 TEST_CASE(
-    "mpr: schema declares tolerance 1e-12, max_iterations 120, the three precisions and "
-    "swept_radii core or support, and supports every pair but half_space–half_space") {
+    "mpr: schema declares tolerance 1e-12, max_iterations 120, the three precisions, "
+    "swept_radii core or support and manifold_points 1..4 (default 1), and supports every pair "
+    "but half_space–half_space") {
   const auto schema = MprNarrowPhase::schema();
-  REQUIRE(schema.size() == 4);
+  REQUIRE(schema.size() == 5);
   CHECK(schema[0].name == "tolerance");
   CHECK(std::get<double>(schema[0].default_value) == 1e-12);
   CHECK(schema[0].minimum_exclusive);
@@ -206,6 +207,8 @@ TEST_CASE(
   CHECK(schema[3].name == "swept_radii");
   CHECK(std::get<std::string>(schema[3].default_value) == "core");
   CHECK(schema[3].choices == std::vector<std::string>{"core", "support"});
+  CHECK(schema[4].name == "manifold_points");
+  CHECK(std::get<std::int64_t>(schema[4].default_value) == 1);
 
   MprNarrowPhase mpr_phase = make_mpr("double");
   CHECK(mpr_phase.settings().on_cores);
