@@ -41,11 +41,26 @@ constexpr double kFlatFraction = 1e-12;
 
 // EPA on a curved core (ellipsoid, cylinder, cone, beam) approximates a smooth boundary by
 // facets: the gap between its depth bounds shrinks by a roughly constant factor per few
-// iterations, so 1e-12 of the size took over 128 iterations on a tenth of deep ellipsoid
-// penetrations, which then ended on a normal off by 0.02 rad. Its tolerance is kept at or above
-// this fraction of the size, the accuracy the narrow phase promises for depths; polytope cores
-// (point, segment, box, hull) end exactly when a support repeats and keep the user's tolerance.
-constexpr double kCurvedEpaFraction = 1e-9;
+// iterations (1e-9 of the size hit the 128-iteration limit on 5 % of deep ellipsoid
+// penetrations). On smooth parts of M it hands over to Newton steps on the support function
+// (kEpaHandoffFraction below); it runs to this fraction of the size only where those cannot
+// finish, a minimum on a kink of the support (a cylinder's side line or cap rim), where the
+// polytope resolves the one curved direction quickly. Polytope cores (point, segment, box,
+// hull) end exactly when a support repeats and keep the user's tolerance.
+constexpr double kCurvedEpaFraction = 1e-11;
+
+// Newton polishing of the support function on curved cores (Solver::polish). GJK and EPA
+// converge linearly on smooth parts of M, where a second-order method on the support function
+// h(m) = m·s_M(m) over unit directions m converges quadratically. GJK on curved cores hands
+// over after kGjkHandoffIterations iterations; EPA on curved cores once its depth bounds agree
+// to kEpaHandoffFraction of the size (or at its iteration limit). kPolishIterations Newton steps
+// at most, each with one support and the supports' closed-form derivatives; a step longer than
+// kPolishTrustRadius (radians) is shortened.
+constexpr int kGjkHandoffIterations = 3;
+constexpr double kEpaHandoffFraction = 1e-4;
+constexpr double kEpaRetryFraction = 1e-6;
+constexpr int kPolishIterations = 8;
+constexpr double kPolishTrustRadius = 0.25;
 
 // Cores that are polytopes: EPA on them terminates exactly.
 bool polytope_core(ShapeType type) {
@@ -104,7 +119,74 @@ class CoreSupport {
     if (shape_.type == ShapeType::box) {
       return box_corner(box_half_extents_, d_G);
     }
+    if (shape_.type == ShapeType::cylinder) {
+      // core_support's form with a plain square root for std::hypot (a third of the time of a
+      // curved query went to hypot's overflow care, which directions of M's scale do not need).
+      const double radius = shape_.radius_m - shape_.smoothing_radius_m;
+      const double radial2 = d_G.x() * d_G.x() + d_G.y() * d_G.y();
+      const double z =
+          (d_G.z() < 0.0 ? -1.0 : 1.0) * (shape_.half_length_m - shape_.smoothing_radius_m);
+      if (!(radial2 > 0.0) || !std::isfinite(radial2)) return core_support(shape_, d_G);
+      const double k = radius / std::sqrt(radial2);
+      return Vec3(k * d_G.x(), k * d_G.y(), z);
+    }
     return core_support(shape_, d_G);
+  }
+
+  /// Adds to (q11, q12, q22) the quadratic form uᵢ·J·uⱼ of the derivative J of the core support
+  /// s(d) at the unit direction d_G, for the vectors u1, u2 (G frame): the curvature of the
+  /// smooth parts of the core, zero for polytopes, vertices and segments. At a kink of s (a
+  /// cylinder's side line, a cone's switch between rims) it is the derivative of the branch the
+  /// support took. Used by the Newton polishing only.
+  void add_curvature(const Vec3& d_G, const Vec3& u1, const Vec3& u2, double& q11, double& q12,
+                     double& q22) const {
+    const double r = shape_.smoothing_radius_m;
+    // A rim ρ·(d_x, d_y, 0)/|(d_x, d_y)| has the derivative (ρ/|.|³)·q qᵀ, q = (d_y, −d_x, 0).
+    auto rim = [&](double radius) {
+      const double radial2 = d_G.x() * d_G.x() + d_G.y() * d_G.y();
+      if (!(radial2 > 0.0) || !(radius > 0.0)) return;
+      const double k = radius / (radial2 * std::sqrt(radial2));
+      const double c1 = d_G.y() * u1.x() - d_G.x() * u1.y();
+      const double c2 = d_G.y() * u2.x() - d_G.x() * u2.y();
+      q11 += k * c1 * c1;
+      q12 += k * c1 * c2;
+      q22 += k * c2 * c2;
+    };
+    switch (shape_.type) {
+      case ShapeType::ellipsoid: {
+        // s = A²d/|Ad|: ds/dd = (A² − (A²d)(A²d)ᵀ/|Ad|²)/|Ad|.
+        const Vec3 a = shape_.half_extents_m - Vec3::Constant(r);
+        const Vec3 a2 = a.cwiseProduct(a);
+        const Vec3 a2d = a2.cwiseProduct(d_G);
+        const double ad2 = a2d.dot(d_G);
+        if (!(ad2 > 0.0)) return;
+        const double inverse = 1.0 / std::sqrt(ad2);
+        const double c1 = a2d.dot(u1);
+        const double c2 = a2d.dot(u2);
+        q11 += (a2.dot(u1.cwiseProduct(u1)) - c1 * c1 / ad2) * inverse;
+        q12 += (a2.dot(u1.cwiseProduct(u2)) - c1 * c2 / ad2) * inverse;
+        q22 += (a2.dot(u2.cwiseProduct(u2)) - c2 * c2 / ad2) * inverse;
+        return;
+      }
+      case ShapeType::cylinder:
+        rim(shape_.radius_m - r);
+        return;
+      case ShapeType::cone: {
+        const double h = shape_.half_length_m - r;
+        const double radial = std::sqrt(d_G.x() * d_G.x() + d_G.y() * d_G.y());
+        const double base_radius = std::max(0.0, shape_.radius_m - r);
+        const double top_radius = std::max(0.0, shape_.top_radius_m - r);
+        // The rim core_support picks: the top when d·top > d·base.
+        const bool top = top_radius * radial + h * d_G.z() > base_radius * radial - h * d_G.z();
+        rim(top ? top_radius : base_radius);
+        return;
+      }
+      case ShapeType::beam:
+        rim(shape_.half_extents_m.y() - r);
+        return;
+      default:
+        return;
+    }
   }
 
   /// The hull vertex found last (0 for other shapes): the next climb's start vertex.
@@ -160,6 +242,15 @@ class CoreDifference {
                            : (h1 <= h2 ? p1.vertex_b : p2.vertex_b));
     }
     return support(n_A);
+  }
+
+  /// The quadratic form tᵢ·J·tⱼ of the derivative J of w = s_A(d) − s_B(−d) at the unit
+  /// direction d_A, for t1, t2 in A's frame: J = J_A(d) + R_AB·J_B(−R_BA·d)·R_BA.
+  void curvature(const Vec3& d_A, const Vec3& t1, const Vec3& t2, double& q11, double& q12,
+                 double& q22) const {
+    q11 = q12 = q22 = 0.0;
+    a_.add_curvature(d_A, t1, t2, q11, q12, q22);
+    b_.add_curvature(-(R_BA_ * d_A), R_BA_ * t1, R_BA_ * t2, q11, q12, q22);
   }
 
   std::uint32_t last_vertex_a() const { return a_.last_vertex(); }
@@ -508,7 +599,17 @@ class Solver {
       largest2 = std::max(largest2, simplex.points[i].w.squaredNorm());
     }
     scale_ = std::sqrt(largest2);
-    const bool enclosed = gjk(simplex);
+    bool enclosed = gjk(simplex, polytope_cores_ ? 0 : kGjkHandoffIterations);
+    if (handed_off_) {
+      // GJK crawls on curved cores: Newton on the support function ends it when the pair is
+      // separated (certified by the distance bounds), and GJK resumes otherwise.
+      CoreContact polished;
+      if (simplex.v.squaredNorm() > sq(kSeparatedFraction * scale_) &&
+          polish_separated(simplex, polished)) {
+        return polished;
+      }
+      enclosed = gjk(simplex, 0);
+    }
     if (!enclosed && simplex.v.squaredNorm() > sq(kSeparatedFraction * scale_)) {
       counters_.degenerate = counters_.degenerate || stalled_;
       return separated(simplex);
@@ -550,12 +651,19 @@ class Solver {
   // keeps the support points whose hull holds the point v closest to the origin; the next support
   // point is taken along −v. Returns true when the simplex encloses the origin or comes within
   // kEnclosingFraction of it; otherwise `simplex` holds the best v found.
-  bool gjk(Simplex& simplex) {
+  // With `handoff` > 0, gjk() stops unconverged after that many iterations and sets handed_off_
+  // (see polish_separated()).
+  bool gjk(Simplex& simplex, int handoff = 0) {
     stalled_ = false;
+    handed_off_ = false;
     simplex.keep(simplex.closest(false));
     for (int iteration = 0; iteration < max_iterations_; ++iteration) {
       const double vv = simplex.v.squaredNorm();
       if (simplex.count == 4 || vv <= sq(kEnclosingFraction * scale_)) return true;
+      if (handoff > 0 && iteration >= handoff) {
+        handed_off_ = true;
+        return false;
+      }
       const SupportPoint p = support(-simplex.v);
       ++counters_.iterations;
       grow_scale(p.w);
@@ -623,6 +731,123 @@ class Solver {
       n = normal;
     }
     return refined;
+  }
+
+  // One Newton step of the minimisation of h(m) = m·s_M(m) over unit m, from m with support
+  // point p = s_M(m) and height h = m·p. In the chart u = m + a·t1 + b·t2 of the tangent plane
+  // (t1, t2 completing m), h(u/|u|) has gradient g = (t1·p, t2·p) and Hessian J − h·I at the
+  // origin, J the derivative of s_M along t1, t2 (the supports' closed-form derivatives: positive
+  // semi-definite for a convex M). False when that Hessian is not positive definite (a flat
+  // direction of a penetration, a saddle of h: no Newton step). Otherwise `next` is the new unit
+  // direction and `decrease` the decrease of h the quadratic model predicts (half the Newton
+  // decrement).
+  bool newton_step(const Vec3& m, const SupportPoint& p, double h, Vec3& next, double& decrease) {
+    Vec3 t1, t2;
+    complete_basis(m, t1, t2);
+    double h11 = 0.0, h12 = 0.0, h22 = 0.0;
+    m_.curvature(m, t1, t2, h11, h12, h22);
+    h11 -= h;
+    h22 -= h;
+    const double det = h11 * h22 - h12 * h12;
+    if (!(h11 > 0.0 && h22 > 0.0 && det > 0.0) || !std::isfinite(det)) return false;
+    const double g1 = t1.dot(p.w);
+    const double g2 = t2.dot(p.w);
+    double a = -(h22 * g1 - h12 * g2) / det;
+    double b = -(h11 * g2 - h12 * g1) / det;
+    decrease = -0.5 * (a * g1 + b * g2);
+    const double length = std::hypot(a, b);
+    if (length > kPolishTrustRadius) {
+      a *= kPolishTrustRadius / length;
+      b *= kPolishTrustRadius / length;
+    }
+    next = (m + a * t1 + b * t2).normalized();
+    return std::isfinite(decrease) && next.allFinite();
+  }
+
+  // Separated cores, GJK handed over at simplex v: Newton steps on h from m = −v/|v|. Every
+  // direction m gives a lower bound −h(m) of the distance (the plane m·x = h(m) separates the
+  // origin from M) and every support point an upper bound |s|, as v does; the answer stands when
+  // the best bounds agree to the tolerance (GJK's own stopping rule, so the result is as exact as
+  // GJK's), with the support point of the best upper bound as the closest point. False otherwise
+  // (a flat or kinked part of M, or overlapping cores): GJK resumes from `simplex`.
+  bool polish_separated(const Simplex& simplex, CoreContact& out) {
+    double upper = simplex.v.norm();
+    double lower = -std::numeric_limits<double>::infinity();
+    Vec3 m = -simplex.v / upper;
+    SupportPoint closest;
+    bool have_closest = false;
+    for (int iteration = 0; iteration < kPolishIterations; ++iteration) {
+      const SupportPoint p = support(m);
+      ++counters_.iterations;
+      grow_scale(p.w);
+      const double h = m.dot(p.w);
+      lower = std::max(lower, -h);
+      const double length = p.w.norm();
+      if (length < upper) {
+        upper = length;
+        closest = p;
+        have_closest = true;
+      }
+      if (upper - lower <= tolerance_ * upper + 8.0 * kMachineEpsilon * scale_) {
+        if (!(lower > 0.0)) return false;
+        if (!have_closest) {
+          out = separated(simplex);
+          return true;
+        }
+        out.distance_m = upper;
+        out.normal = closest.w * (-1.0 / upper);
+        out.point_a = closest.a;
+        out.point_b = closest.b;
+        out.warm_count = 1;
+        out.warm_directions[0] = closest.d;
+        return true;
+      }
+      if (iteration >= 2 && !(lower > 0.0)) return false;  // most likely overlapping
+      double decrease = 0.0;
+      Vec3 next;
+      if (!newton_step(m, p, h, next, decrease)) return false;
+      m = next;
+    }
+    return false;
+  }
+
+  // Curved cores in contact, EPA's depth bounds within kEpaHandoffFraction: Newton steps on h
+  // from the direction of EPA's lowest support height. Each height is an upper bound of the
+  // depth; the answer is the stationary point of h at which the step's predicted decrease is
+  // below the tolerance. EPA has bracketed the global minimum of h to kEpaHandoffFraction of the
+  // size, and Newton from the bracket's direction finds the local minimum there, which is the
+  // depth unless h has another local minimum within that bracket. False (EPA goes on) when a
+  // Hessian is not positive definite (kinks: edges of cylinders and cones), a step does not
+  // lower h or the steps run out.
+  bool polish_penetration(CoreContact& out) {
+    Vec3 m = upper_direction_;
+    SupportPoint p = upper_point_;
+    double h = upper_bound_;
+    const double enough = tolerance_ * scale_ + 8.0 * kMachineEpsilon * scale_;
+    for (int iteration = 0; iteration < kPolishIterations; ++iteration) {
+      Vec3 next;
+      double decrease = 0.0;
+      if (!newton_step(m, p, h, next, decrease)) return false;
+      const bool converged = decrease <= enough;
+      const SupportPoint q = support(next);
+      ++counters_.iterations;
+      const double height = next.dot(q.w);
+      if (height <= h) {
+        m = next;
+        p = q;
+        h = height;
+      } else if (!converged) {
+        return false;  // the model does not describe h here
+      }
+      if (converged) {
+        if (!(h > 0.0)) return false;
+        out.distance_m = -h;
+        out.normal = m;
+        set_witnesses(out, p.a, p.b);
+        return true;
+      }
+    }
+    return false;
   }
 
   static double sq(double x) { return x * x; }
@@ -883,6 +1108,10 @@ class Solver {
     polytope_used_ = true;
     epa_converged_ = false;
     bool intact = true;
+    // Polishing is tried when the bounds first agree to kEpaHandoffFraction and, if it fails
+    // there, once more at kEpaRetryFraction.
+    double polish_gap = kEpaHandoffFraction * scale_;
+    CoreContact polished;
     upper_bound_ = std::numeric_limits<double>::infinity();
     for (int iteration = 0;; ++iteration) {
       const int nearest = nearest_face();
@@ -928,6 +1157,16 @@ class Solver {
       if (done) {
         epa_converged_ = true;
         break;
+      }
+      if (!polytope_cores_ && upper_bound_ - face.d <= polish_gap) {
+        polish_gap = polish_gap > kEpaRetryFraction * scale_ ? kEpaRetryFraction * scale_ : -1.0;
+        if (polish_penetration(polished) &&
+            !(flat_found_ && flat_height_ < -polished.distance_m - tolerance_ * scale_)) {
+          epa_converged_ = true;
+          polished.warm_count = 4;  // EPA's initial tetrahedron, as face_contact() keeps it
+          for (int i = 0; i < 4; ++i) polished.warm_directions[i] = ws_.vertices[i].d;
+          return polished;
+        }
       }
       add_vertex(p);
       if (!expand(nearest, ws_.vertex_count - 1)) {
@@ -1158,7 +1397,8 @@ class Solver {
   Vec3 flat_direction_ = Vec3::UnitZ();
   Vec3 shift_ = Vec3::Zero();
   Vec3 interior_ = Vec3::Zero();
-  bool stalled_ = false;  // the last gjk() stopped at the rounding floor far from the tolerance
+  bool stalled_ = false;     // the last gjk() stopped at the rounding floor far from the tolerance
+  bool handed_off_ = false;  // the last gjk() stopped after its handoff iterations
   bool polytope_used_ = false;
   bool epa_converged_ = false;
   // The lowest support height EPA met, an upper bound of the depth, its direction and point.
@@ -1211,11 +1451,14 @@ GjkEpaNarrowPhase::~GjkEpaNarrowPhase() = default;
 ParameterSchema GjkEpaNarrowPhase::schema() {
   return {
       real_parameter("tolerance", 1e-12, 0.0, 1e-2, "",
-                     "relative accuracy of distances and penetration depths; EPA on curved cores "
-                     "(ellipsoid, cylinder, cone, beam), where it converges slowly, stops at 1e-9 "
-                     "of the shape size when this is smaller"),
-      integer_parameter("max_iterations", 128, 4, 100000,
-                        "iteration limit of each GJK and each EPA run (best result so far beyond)"),
+                     "relative accuracy of distances and penetration depths; on curved cores "
+                     "(ellipsoid, cylinder, cone, beam) GJK and EPA hand over to Newton steps on "
+                     "the support function, and EPA alone (minima on kinks) stops at 1e-11 of the "
+                     "shape size when this is smaller"),
+      integer_parameter("max_iterations", 512, 4, 100000,
+                        "iteration limit of each GJK and each EPA run (best result so far "
+                        "beyond); EPA's polytope is sized for it. EPA on a kinked curved minimum "
+                        "(cylinder rims, side lines) took up to ~150 iterations"),
       integer_parameter(
           "manifold_points", 1, 1, max_manifold_points,
           "contact points per pair: 1 keeps the deepest point; 2..4 add the other points of a "

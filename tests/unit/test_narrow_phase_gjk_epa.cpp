@@ -1331,6 +1331,131 @@ TEST_CASE("gjk_epa: deep ellipsoid penetrations end within 1e-6 of the depth bou
   CHECK(narrow_phase->statistics().iteration_limit_hits <= count / 10);
 }
 
+// Signed distance by brute force: the maximum over unit u of gap_along(u) (for overlapping
+// shapes, minus the penetration depth). gap_along is smooth but for kinks where the support of a
+// cylinder jumps: the great circles k·u = 0 of its axis k (cap rim switching) and the points
+// u = ±k (cap face). The search: the best of 4000 directions of a Fibonacci sphere and the
+// special points (±k, ±k1 × k2), then, from the best 4 of these and every special point, a
+// compass search of 12 directions at a random turn plus moves along each kink circle (the
+// projection on it and steps along its tangent), the step halved when nothing gains, down to
+// 1e-11 rad. Only values of gap_along are used: no gradient and no support derivative.
+double brute_force_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
+                                   const Pose& X_WB, std::mt19937_64& rng) {
+  auto gap = [&](const Vec3& u) { return gap_along(a, X_WA, b, X_WB, u); };
+  std::vector<Vec3> kinks;  // cylinder axes in world
+  if (a.type == ShapeType::cylinder) kinks.push_back(X_WA.R.col(2));
+  if (b.type == ShapeType::cylinder) kinks.push_back(X_WB.R.col(2));
+  std::vector<Vec3> special;
+  for (const Vec3& k : kinks) {
+    special.push_back(k);
+    special.push_back(-k);
+  }
+  if (kinks.size() == 2 && kinks[0].cross(kinks[1]).norm() > 1e-9) {
+    const Vec3 c = kinks[0].cross(kinks[1]).normalized();
+    special.push_back(c);
+    special.push_back(-c);
+  }
+  constexpr int kDirections = 4000;
+  constexpr int kStarts = 4;
+  std::vector<std::pair<double, Vec3>> samples;
+  samples.reserve(kDirections);
+  const double golden = std::numbers::pi * (3.0 - std::sqrt(5.0));
+  for (int k = 0; k < kDirections; ++k) {
+    const double z = 1.0 - (2.0 * k + 1.0) / kDirections;
+    const double r = std::sqrt(1.0 - z * z);
+    const Vec3 u(r * std::cos(golden * k), r * std::sin(golden * k), z);
+    samples.emplace_back(gap(u), u);
+  }
+  std::partial_sort(samples.begin(), samples.begin() + kStarts, samples.end(),
+                    [](const auto& x, const auto& y) { return x.first > y.first; });
+  samples.resize(kStarts);
+  for (const Vec3& u : special) samples.emplace_back(gap(u), u);
+  std::uniform_real_distribution<double> turn(0.0, 2.0 * std::numbers::pi);
+  double best = -std::numeric_limits<double>::infinity();
+  for (const auto& [start_value, start_u] : samples) {
+    Vec3 u = start_u;
+    double value = start_value;
+    double step = 0.05;
+    while (step > 1e-11) {
+      const Vec3 helper = std::abs(u.x()) < 0.6 ? Vec3::UnitX() : Vec3::UnitY();
+      const Vec3 t1 = u.cross(helper).normalized();
+      const Vec3 t2 = u.cross(t1);
+      const double offset = turn(rng);
+      Vec3 best_u = u;
+      double best_value = value;
+      auto consider = [&](const Vec3& candidate) {
+        const double candidate_value = gap(candidate);
+        if (candidate_value > best_value) {
+          best_value = candidate_value;
+          best_u = candidate;
+        }
+      };
+      for (int k = 0; k < 12; ++k) {
+        const double angle = offset + k * std::numbers::pi / 6.0;
+        consider((u + step * (std::cos(angle) * t1 + std::sin(angle) * t2)).normalized());
+      }
+      for (const Vec3& k : kinks) {
+        const Vec3 projected = u - k.dot(u) * k;
+        if (!(projected.norm() > 1e-12)) continue;
+        const Vec3 on_circle = projected.normalized();
+        const Vec3 tangent = k.cross(on_circle);
+        consider(on_circle);
+        consider((on_circle + step * tangent).normalized());
+        consider((on_circle - step * tangent).normalized());
+      }
+      if (best_value > value) {
+        u = best_u;
+        value = best_value;
+      } else {
+        step *= 0.5;
+      }
+    }
+    best = std::max(best, value);
+  }
+  return best;
+}
+
+TEST_CASE(
+    "gjk_epa: deep ellipsoid and cylinder overlaps match a brute-force depth within 1e-9 relative "
+    "without iteration-limit hits") {
+  // EPA approximates a curved boundary by facets and, at 1e-9 of the size, used to hit its
+  // iteration limit on about 5 % of deep ellipsoid overlaps (depth errors up to 4e-7 m); on
+  // smooth parts it now hands its bracket over to Newton steps on the support function, and on
+  // kinks (cylinder rims and side lines) runs to 1e-11 of the size.
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> depth(0.05, 0.35);
+  const Shape ellipsoid = Shape::ellipsoid(Vec3(0.5, 0.3, 0.2));
+  const Shape round_ellipsoid = Shape::ellipsoid(Vec3(0.4, 0.35, 0.3));
+  const Shape cylinder = Shape::cylinder(0.3, 1.0);
+  const std::array<std::pair<Shape, Shape>, 4> pairs = {
+      std::pair{ellipsoid, ellipsoid}, std::pair{round_ellipsoid, ellipsoid},
+      std::pair{cylinder, cylinder}, std::pair{ellipsoid, cylinder}};
+  for (const auto& [a, b] : pairs) {
+    auto narrow_phase = make_narrow_phase();
+    const int count = 100;
+    int outside = 0;
+    for (int i = 0; i < count; ++i) {
+      const Pose X_WA = make_pose(random_rotation(rng), 3.0 * random_unit(rng));
+      const Pose X_WB =
+          pose_at_gap(a, X_WA, b, random_rotation(rng), random_unit(rng), -depth(rng));
+      const ContactGeometry g = run(*narrow_phase, a, X_WA, b, X_WB);
+      const double reference = brute_force_signed_distance(a, X_WA, b, X_WB, rng);
+      INFO("types " << static_cast<int>(a.type) << " " << static_cast<int>(b.type) << " sample "
+                    << i << " distance " << g.distance_m << " reference " << reference
+                    << " difference " << g.distance_m - reference);
+      REQUIRE(reference < 0.0);
+      if (!(relative_error(g.distance_m, reference) <= 1e-9)) ++outside;
+      CHECK(relative_error(g.distance_m, reference) <= 1e-9);
+      CHECK(witness_error(g) <= 1e-12);
+      // The normal's own gap is the answer: the direction, not only the value, is right (to
+      // 1e-8 m: on a kink EPA's face normal is off in the kink's steep direction).
+      CHECK(std::abs(gap_along(a, X_WA, b, X_WB, g.normal_W) - g.distance_m) <= 1e-8);
+    }
+    CHECK(outside == 0);
+    CHECK(narrow_phase->statistics().iteration_limit_hits == 0);
+  }
+}
+
 TEST_CASE("gjk_epa: query never allocates and non-finite poses neither crash nor throw") {
   auto narrow_phase = make_narrow_phase();
   std::mt19937_64 rng(20250116);
