@@ -49,13 +49,14 @@ constexpr double kFlatFraction = 1e-12;
 // hull) end exactly when a support repeats and keep the user's tolerance.
 constexpr double kCurvedEpaFraction = 1e-11;
 
-// Newton polishing of the support function on curved cores (Solver::polish). GJK and EPA
+// Newton polishing of the support function on curved cores (Solver::polish_separated and
+// Solver::polish_penetration). GJK and EPA
 // converge linearly on smooth parts of M, where a second-order method on the support function
 // h(m) = m·s_M(m) over unit directions m converges quadratically. GJK on curved cores hands
 // over after kGjkHandoffIterations iterations; EPA on curved cores once its depth bounds agree
-// to kEpaHandoffFraction of the size (or at its iteration limit). kPolishIterations Newton steps
-// at most, each with one support and the supports' closed-form derivatives; a step longer than
-// kPolishTrustRadius (radians) is shortened.
+// to kEpaHandoffFraction of the size (once more at kEpaRetryFraction). kPolishIterations Newton
+// steps at most, each with one support and the supports' closed-form derivatives; a step longer
+// than kPolishTrustRadius (radians) is shortened.
 constexpr int kGjkHandoffIterations = 3;
 constexpr double kEpaHandoffFraction = 1e-4;
 constexpr double kEpaRetryFraction = 1e-6;
@@ -120,8 +121,9 @@ class CoreSupport {
       return box_corner(box_half_extents_, d_G);
     }
     if (shape_.type == ShapeType::cylinder) {
-      // core_support's form with a plain square root for std::hypot (a third of the time of a
-      // curved query went to hypot's overflow care, which directions of M's scale do not need).
+      // core_support's form with a plain square root for std::hypot (a fifth to a quarter of the
+      // time of a cold cylinder query went to hypot's overflow care, which directions of M's
+      // scale do not need).
       const double radius = shape_.radius_m - shape_.smoothing_radius_m;
       const double radial2 = d_G.x() * d_G.x() + d_G.y() * d_G.y();
       const double z =
@@ -755,7 +757,7 @@ class Solver {
     double a = -(h22 * g1 - h12 * g2) / det;
     double b = -(h11 * g2 - h12 * g1) / det;
     decrease = -0.5 * (a * g1 + b * g2);
-    const double length = std::hypot(a, b);
+    const double length = std::sqrt(a * a + b * b);
     if (length > kPolishTrustRadius) {
       a *= kPolishTrustRadius / length;
       b *= kPolishTrustRadius / length;

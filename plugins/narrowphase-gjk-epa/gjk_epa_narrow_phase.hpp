@@ -10,6 +10,14 @@
 // difference to find their penetration depth; the swept radii are added to it, which is exact
 // too: for cores K and a ball of radius R, depth(K ⊕ B_R) = depth(K) + R.
 //
+// Where M is curved (ellipsoid, cylinder, cone and beam cores), GJK and EPA converge linearly:
+// GJK hands over after a few iterations, and EPA once its depth bounds agree to 1e-4 of the
+// size, to Newton steps on the support function h(m) = m·s_M(m) over unit directions m, with the
+// supports' closed-form curvatures as its Hessian. A separated answer stands when the distance
+// bounds −h(m) and |s_M(m)| agree to the tolerance (else GJK resumes); a penetration when the
+// Newton step predicts a decrease of h below the tolerance (else EPA goes on, to 1e-11 of the
+// size: minima on kinks of the support, such as a cylinder's side line).
+//
 // Near contact (core gap below 1e-6 of the problem's size), and after an EPA run that stopped
 // short of the tolerance (curved cores), the signed distance is measured once more with B moved
 // away along the best normal: the signed distance to a convex set grows at unit rate along its
@@ -53,7 +61,8 @@ class GjkEpaNarrowPhase final : public NarrowPhase {
   bool supports(ShapeType a, ShapeType b) const override;
   /// One contact point per pair, or with `manifold_points` > 1 the points of a line or face
   /// contact (contactlab/manifold.hpp). `cache` keeps, in A's frame, the support directions of the
-  /// final simplex, or after EPA those of the contact face plus the direction opposite its normal
+  /// final simplex (or the polished direction after Newton steps on separated curved cores), or
+  /// after EPA those of the contact face plus the direction opposite its normal
   /// (polytope cores) or of EPA's initial tetrahedron (curved cores), and restarts GJK from them;
   /// it also keeps the hull vertices the last supports ended at, where the next hill climbs
   /// start. Throws contactlab::SimulationError only for an unsupported pair; numerical trouble
