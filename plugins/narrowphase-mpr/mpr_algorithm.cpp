@@ -117,6 +117,8 @@ struct SupportPoint {
   Vector3<T> p;  ///< a − b [m]
   Vector3<T> a;  ///< on the boundary of A, world [m]
   Vector3<T> b;  ///< on the boundary of B, world [m]
+  Vec3 d =
+      Vec3::Zero();  ///< the search direction it is the support point of (A frame, not normalised)
 };
 
 /// Up to four support points with the barycentric weights of the point of their hull closest to
@@ -409,8 +411,9 @@ constexpr std::uint32_t kClimbSeeds = 32;
 template <class T>
 class Solver {
  public:
-  Solver(const PosedPair& pair, const Settings& settings, bool on_cores)
+  Solver(const PosedPair& pair, const Settings& settings, bool on_cores, WarmPortal* warm)
       : pair_(pair),
+        warm_(warm),
         on_cores_(on_cores),
         radius_a_(sweep_radius(pair.a)),
         radius_b_(sweep_radius(pair.b)),
@@ -502,7 +505,7 @@ class Solver {
     const V b_A{T(R(0, 0) * b.x() + R(0, 1) * b.y() + R(0, 2) * b.z() + t.x()),
                 T(R(1, 0) * b.x() + R(1, 1) * b.y() + R(1, 2) * b.z() + t.y()),
                 T(R(2, 0) * b.x() + R(2, 1) * b.y() + R(2, 2) * b.z() + t.z())};
-    return S{a_A - b_A, a_A, b_A};
+    return S{a_A - b_A, a_A, b_A, e_A};
   }
 
   /// No 3-D portal. Cores mode: the closest-point completion from direction e gives the answer
@@ -562,7 +565,28 @@ class Solver {
   void finish_best(const Candidate& best, const Portal& start, const S& fallback,
                    const V& fallback_e, Termination termination);
 
+  /// Reads the warm start portal into r1, r2, r3 (and invalidates it: the query's ending writes
+  /// it again); true when their support points span a tetrahedron with r0 on its apex side, the
+  /// orientation phase 2 keeps.
+  bool warm_portal(S& r1, S& r2, S& r3) {
+    if (warm_ == nullptr || !warm_->valid || warm_->cores != on_cores_) return false;
+    warm_->valid = false;
+    r1 = support(V::from(warm_->directions[0]));
+    r2 = support(V::from(warm_->directions[1]));
+    r3 = support(V::from(warm_->directions[2]));
+    return dot(V(r1.p - r0_), cross(V(r2.p - r0_), V(r3.p - r0_))) > volume_threshold_;
+  }
+  /// The portal a phase-3 ending leaves for the pair's next query.
+  void save_portal(const Portal& portal) {
+    if (warm_ == nullptr) return;
+    warm_->directions = {portal.r1.d.normalized(), portal.r2.d.normalized(),
+                         portal.r3.d.normalized()};
+    warm_->valid = true;
+    warm_->cores = on_cores_;
+  }
+
   const PosedPair& pair_;
+  WarmPortal* const warm_;
   const bool on_cores_;
   const double radius_a_;
   const double radius_b_;
@@ -619,8 +643,8 @@ void Solver<T>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, c
     // tolerance) than the distance to the portal that Neumayr's distanceToPortal returns.
     // Witnesses from the portal point nearest to the foot.
     Simplex<T> triangle;
-    triangle.points = {S{r1.p - foot, r1.a, r1.b}, S{r2.p - foot, r2.a, r2.b},
-                       S{r3.p - foot, r3.a, r3.b}, S{}};
+    triangle.points = {S{r1.p - foot, r1.a, r1.b, r1.d}, S{r2.p - foot, r2.a, r2.b, r2.d},
+                       S{r3.p - foot, r3.a, r3.b, r3.d}, S{}};
     triangle.size = 3;
     bool enclosed = false;
     closest_on_simplex(triangle, T(epsilon_), enclosed);
@@ -837,72 +861,84 @@ Result Solver<T>::run_portal() {
     return result_;
   }
 
-  // r2 (L338): normal to the plane through the origin, r0 and r1.
-  S r2 = support(n2);
-
-  // r3 (L343–365): normal to the plane through r0, r1, r2, on the origin's side.
-  const T area_squared = area_threshold_ * area_threshold_;
-  V n3 = cross(r1.p - r0_, r2.p - r0_);
-  if (!(dot(n3, n3) > area_squared)) {
-    r2 = support(V(-n2));  // L346: the opposite direction
-    n3 = cross(r1.p - r0_, r2.p - r0_);
-    if (!(dot(n3, n3) > area_squared)) {
-      // L348: A ⊖ B is planar (2-D MPR is not supported) — keep the support-plane estimate.
-      finish_degenerate_start(ray_support, e1);
-      return result_;
-    }
-  }
-  if (dot(n3, ray_) < T(0.0)) {
-    // L352–353 flip n3; swapping r1 and r2 keeps (r1 − r0) × (r2 − r0) = n3 (our orientation).
-    std::swap(r1, r2);
-    n3 = -n3;
-  }
-  S r3 = support(n3);
-  V n123 = cross(r2.p - r1.p, r3.p - r1.p);
-  if (!(dot(n123, n123) > area_squared)) {
-    r3 = support(V(-n3));  // L359
-    n123 = cross(r2.p - r1.p, r3.p - r1.p);
-    if (!(dot(n123, n123) > area_squared)) {
-      finish_degenerate_start(ray_support, e1);
-      return result_;
-    }
-    std::swap(r1, r2);  // r3 now lies behind the plane (r0, r1, r2): restore the orientation
-  }
-
   // ----- Phase 2: a portal the origin ray passes through (§6.1.2, L366–390; libccd) -----
-  bool valid_portal = false;
+  // Whichever side face the origin ray leaves through, replace the portal vertex opposite to it
+  // by the support point beyond that face, then restore the orientation. Sets `flat` when the
+  // tetrahedron (r0; r1, r2, r3) is flat (A ⊖ B is planar).
+  const T area_squared = area_threshold_ * area_threshold_;
+  S r2, r3;
   bool flat = false;
-  for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
-    result_.phase2_iterations = iteration;
-    const V v1 = r1.p - r0_;
-    const V v2 = r2.p - r0_;
-    const V v3 = r3.p - r0_;
-    if (!(dot(v1, cross(v2, v3)) > volume_threshold_)) {
-      flat = true;  // a flat tetrahedron: A ⊖ B is planar
-      break;
+  const auto find_portal = [&]() {
+    flat = false;
+    for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
+      ++result_.phase2_iterations;
+      const V v1 = r1.p - r0_;
+      const V v2 = r2.p - r0_;
+      const V v3 = r3.p - r0_;
+      if (!(dot(v1, cross(v2, v3)) > volume_threshold_)) {
+        flat = true;
+        return false;
+      }
+      const V n12 = cross(v1, v2);
+      if (dot(ray_, n12) < -area_threshold_) {
+        r3 = support(V(-n12));
+        std::swap(r1, r2);
+        continue;
+      }
+      const V n23 = cross(v2, v3);
+      if (dot(ray_, n23) < -area_threshold_) {
+        r1 = support(V(-n23));
+        std::swap(r2, r3);
+        continue;
+      }
+      const V n31 = cross(v3, v1);
+      if (dot(ray_, n31) < -area_threshold_) {
+        r2 = support(V(-n31));
+        std::swap(r3, r1);
+        continue;
+      }
+      return true;
     }
-    // Whichever side face the origin ray leaves through, replace the portal vertex opposite to it
-    // by the support point beyond that face, then restore the orientation.
-    const V n12 = cross(v1, v2);
-    if (dot(ray_, n12) < -area_threshold_) {
-      r3 = support(V(-n12));
+    return false;
+  };
+
+  // Warm start: phase 2 from the portal the pair's previous query ended on; a portal it cannot
+  // repair sends the query to the cold start below.
+  bool valid_portal = warm_portal(r1, r2, r3) && find_portal();
+  result_.warm_started = valid_portal;
+  if (!valid_portal) {
+    r1 = ray_support;
+    // r2 (L338): normal to the plane through the origin, r0 and r1.
+    r2 = support(n2);
+
+    // r3 (L343–365): normal to the plane through r0, r1, r2, on the origin's side.
+    V n3 = cross(r1.p - r0_, r2.p - r0_);
+    if (!(dot(n3, n3) > area_squared)) {
+      r2 = support(V(-n2));  // L346: the opposite direction
+      n3 = cross(r1.p - r0_, r2.p - r0_);
+      if (!(dot(n3, n3) > area_squared)) {
+        // L348: A ⊖ B is planar (2-D MPR is not supported) — keep the support-plane estimate.
+        finish_degenerate_start(ray_support, e1);
+        return result_;
+      }
+    }
+    if (dot(n3, ray_) < T(0.0)) {
+      // L352–353 flip n3; swapping r1 and r2 keeps (r1 − r0) × (r2 − r0) = n3 (our orientation).
       std::swap(r1, r2);
-      continue;
+      n3 = -n3;
     }
-    const V n23 = cross(v2, v3);
-    if (dot(ray_, n23) < -area_threshold_) {
-      r1 = support(V(-n23));
-      std::swap(r2, r3);
-      continue;
+    r3 = support(n3);
+    V n123 = cross(r2.p - r1.p, r3.p - r1.p);
+    if (!(dot(n123, n123) > area_squared)) {
+      r3 = support(V(-n3));  // L359
+      n123 = cross(r2.p - r1.p, r3.p - r1.p);
+      if (!(dot(n123, n123) > area_squared)) {
+        finish_degenerate_start(ray_support, e1);
+        return result_;
+      }
+      std::swap(r1, r2);  // r3 now lies behind the plane (r0, r1, r2): restore the orientation
     }
-    const V n31 = cross(v3, v1);
-    if (dot(ray_, n31) < -area_threshold_) {
-      r2 = support(V(-n31));
-      std::swap(r3, r1);
-      continue;
-    }
-    valid_portal = true;
-    break;
+    valid_portal = find_portal();
   }
   if (!valid_portal) {
     // L385–387 (an error in Modia3D): no valid portal; keep the support-plane estimate.
@@ -968,6 +1004,7 @@ Result Solver<T>::run_portal() {
       if (separated) {
         completion_tried = true;
         if (complete_closest_point(e4, &portal, &r4)) {
+          save_portal(portal);
           result_.result_iteration = iteration;
           result_.result_tolerance = result_.last_tolerance;
           result_.termination = Termination::separated_closest_point;
@@ -975,12 +1012,14 @@ Result Solver<T>::run_portal() {
         }
       }
       if (tc2_met) {
+        save_portal(portal);
         result_.result_iteration = iteration;
         result_.result_tolerance = relative_tolerance(tc2_scaled / n4_squared);
         finish_tc2(r4, e4, Termination::tc2);
         return result_;
       }
       if (tc3_met) {
+        save_portal(portal);
         result_.result_iteration = iteration;
         result_.result_tolerance = relative_tolerance(tc3_squared_scaled / n4_squared);
         finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, Termination::tc3_inside);
@@ -1044,22 +1083,38 @@ bool sphere_cores_tc1(const Shape& a, const Pose& X_WA, const Shape& b, const Po
   return true;
 }
 
+/// The shape's core is a polytope: a point (sphere), a segment (capsule), a box or a hull.
+bool polytope_core(const Shape& shape) {
+  return shape.type == ShapeType::sphere || shape.type == ShapeType::capsule ||
+         shape.type == ShapeType::box || shape.type == ShapeType::convex_hull;
+}
+
 template <class Scalar>
 Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                       const Settings& settings) {
+                       const Settings& settings, WarmPortal* warm) {
   if (settings.on_cores && a.type == ShapeType::sphere && b.type == ShapeType::sphere) {
     Result result;
     if (sphere_cores_tc1<Scalar>(a, X_WA, b, X_WB, result)) return result;
   }
   const Mat3 R_AW = X_WA.R.transpose();
   const PosedPair pair{a, b, R_AW * X_WB.R, R_AW * (X_WB.p - X_WA.p), R_AW.col(2)};
+  // Warm starts only where A ⊖ B, as this run sees it, is a polytope: there the answer is the
+  // face the origin ray leaves through whatever the start portal. On a curved difference it moves
+  // with the start portal by about the TC tolerance times the support's gradient (1e-8–1e-7 of
+  // the size measured on cylinders, cones and ellipsoids), so a warm start would make the answer
+  // depend on the pair's history, not on the poses alone.
+  const bool swept = sweep_radius(a) > 0.0 || sweep_radius(b) > 0.0;
+  if (warm != nullptr && !(polytope_core(a) && polytope_core(b) && (settings.on_cores || !swept))) {
+    warm->valid = false;
+    warm = nullptr;
+  }
   Result result;
-  if (settings.on_cores && (sweep_radius(a) > 0.0 || sweep_radius(b) > 0.0)) {
-    Solver<Scalar> solver(pair, settings, true);
+  if (settings.on_cores && swept) {
+    Solver<Scalar> solver(pair, settings, true, warm);
     result = solver.run();
     if (solver.needs_full_shapes()) {
       const Result cores = result;
-      Solver<Scalar> full(pair, settings, false);
+      Solver<Scalar> full(pair, settings, false, nullptr);  // full shapes with radii: curved
       result = full.run();
       result.full_shape_rerun = true;
       result.phase2_iterations += cores.phase2_iterations;
@@ -1068,7 +1123,7 @@ Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const P
       result.iteration_limit_hit = result.iteration_limit_hit || cores.iteration_limit_hit;
     }
   } else {
-    Solver<Scalar> solver(pair, settings, false);
+    Solver<Scalar> solver(pair, settings, false, warm);
     result = solver.run();
   }
   // From the frame of A to the world.
@@ -1080,23 +1135,23 @@ Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const P
 }
 
 template Result signed_distance<double>(const Shape&, const Pose&, const Shape&, const Pose&,
-                                        const Settings&);
+                                        const Settings&, WarmPortal*);
 template Result signed_distance<long double>(const Shape&, const Pose&, const Shape&, const Pose&,
-                                             const Settings&);
+                                             const Settings&, WarmPortal*);
 template Result signed_distance<DoubleDouble>(const Shape&, const Pose&, const Shape&, const Pose&,
-                                              const Settings&);
+                                              const Settings&, WarmPortal*);
 
 Result signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
-                       const Pose& X_WB, const Settings& settings) {
+                       const Pose& X_WB, const Settings& settings, WarmPortal* warm) {
   switch (precision) {
     case Precision::long_double:
-      return signed_distance<long double>(a, X_WA, b, X_WB, settings);
+      return signed_distance<long double>(a, X_WA, b, X_WB, settings, warm);
     case Precision::double_double:
-      return signed_distance<DoubleDouble>(a, X_WA, b, X_WB, settings);
+      return signed_distance<DoubleDouble>(a, X_WA, b, X_WB, settings, warm);
     case Precision::double_precision:
       break;
   }
-  return signed_distance<double>(a, X_WA, b, X_WB, settings);
+  return signed_distance<double>(a, X_WA, b, X_WB, settings, warm);
 }
 
 }  // namespace contactlab::plugins::mpr

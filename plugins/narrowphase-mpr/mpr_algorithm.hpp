@@ -39,9 +39,18 @@
 //    (point, segment or parallelogram: sphere and capsule pairs) go to the closest-point
 //    completion directly, and cores that intersect fall back to the thesis's full-shape run;
 //  - supports are computed in the frame of A, with one relative rotation for B, and the result is
-//    mapped to the world once.
+//    mapped to the world once;
+//  - warm start (temporal coherence; the thesis starts every query from r0): a query may be given
+//    the support directions of the portal the pair's previous query ended on (WarmPortal). When
+//    their support points span a tetrahedron with r0 on the right side, phase 2 starts from them
+//    instead of from phase 1's r2, r3; phase 2 still makes the origin ray pass through the portal
+//    and phase 3 still refines to TC2/TC3. Only where A ⊖ B is a polytope (box, hull, sphere and
+//    capsule cores), whose answer is the face the origin ray leaves through whatever the start
+//    portal, so warm and cold answers agree to rounding; curved pairs always start cold, since
+//    their answer moves with the start portal within the TC tolerance (1e-8–1e-7 of the size).
 #pragma once
 
+#include <array>
 #include <contactlab/contact.hpp>
 #include <contactlab/math.hpp>
 #include <contactlab/shapes.hpp>
@@ -68,6 +77,15 @@ struct Settings {
   /// MPR on the shapes' cores with the swept radii added to the result (see above); false runs
   /// it on the full shapes as Modia3D does.
   bool on_cores = true;
+};
+
+/// The portal a pair's last query ended on, for the next query's warm start: the three support
+/// directions in A's frame (unit). Written at every phase-3 ending (TC2, TC3, a separated pair's
+/// completion) and invalidated by any other ending.
+struct WarmPortal {
+  std::array<Vec3, 3> directions{};
+  bool valid = false;
+  bool cores = false;  ///< the portal's support points were the cores' (Settings::on_cores)
 };
 
 /// How a query ended.
@@ -103,6 +121,8 @@ struct Result {
   /// The cores intersect or are degenerate and coincide: the query was run again on the full
   /// shapes (Settings::on_cores only).
   bool full_shape_rerun = false;
+  /// Phase 2 started from the WarmPortal given to the query and found a valid portal from it.
+  bool warm_started = false;
   /// The termination value (TC2 or TC3, relative to the size of A ⊖ B) of the phase-3 iterate the
   /// result was taken from, and of the last phase-3 iterate; −1 when phase 3 did not run.
   double result_tolerance = -1.0;
@@ -116,20 +136,21 @@ struct Result {
 
 /// Signed distance of convex shape A at X_WA and convex shape B at X_WB (neither a half-space):
 /// > 0 separated, < 0 penetrating, with a unit normal from A to B and witness points such that
-/// point_b_W − point_a_W = distance_m · normal_W. Never throws and never allocates.
+/// point_b_W − point_a_W = distance_m · normal_W. `warm`, when given, is read as the start portal
+/// and overwritten with the portal this query ends on. Never throws and never allocates.
 template <class Scalar>
 Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                       const Settings& settings);
+                       const Settings& settings, WarmPortal* warm = nullptr);
 
 extern template Result signed_distance<double>(const Shape&, const Pose&, const Shape&, const Pose&,
-                                               const Settings&);
+                                               const Settings&, WarmPortal*);
 extern template Result signed_distance<long double>(const Shape&, const Pose&, const Shape&,
-                                                    const Pose&, const Settings&);
+                                                    const Pose&, const Settings&, WarmPortal*);
 extern template Result signed_distance<DoubleDouble>(const Shape&, const Pose&, const Shape&,
-                                                     const Pose&, const Settings&);
+                                                     const Pose&, const Settings&, WarmPortal*);
 
 /// The same, with the precision chosen at run time.
 Result signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
-                       const Pose& X_WB, const Settings& settings);
+                       const Pose& X_WB, const Settings& settings, WarmPortal* warm = nullptr);
 
 }  // namespace contactlab::plugins::mpr

@@ -1,6 +1,7 @@
 #include "mpr_narrow_phase.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <contactlab/errors.hpp>
 #include <contactlab/manifold.hpp>
 #include <string>
@@ -17,6 +18,32 @@ ContactGeometry swap_roles(const ContactGeometry& geometry) {
   out.point_a_W = geometry.point_b_W;
   out.point_b_W = geometry.point_a_W;
   return out;
+}
+
+/// NarrowPhaseCache layout of the warm start: data[0..8] the portal's three support directions in
+/// A's frame, data[9] 1 when they were the cores'; `valid` holds kPortalTag while they are set.
+constexpr std::int32_t kPortalTag = 0x4d505231;  // "MPR1"
+
+bool read_portal(const NarrowPhaseCache& cache, mpr::WarmPortal& warm) {
+  if (cache.valid != kPortalTag) return false;
+  for (int k = 0; k < 10; ++k)
+    if (!std::isfinite(cache.data[k])) return false;
+  for (int v = 0; v < 3; ++v)
+    warm.directions[v] = Vec3(cache.data[3 * v], cache.data[3 * v + 1], cache.data[3 * v + 2]);
+  warm.cores = cache.data[9] != 0.0;
+  warm.valid = true;
+  return true;
+}
+
+void write_portal(const mpr::WarmPortal& warm, NarrowPhaseCache& cache) {
+  if (!warm.valid) {
+    cache.valid = 0;
+    return;
+  }
+  for (int v = 0; v < 3; ++v)
+    for (int k = 0; k < 3; ++k) cache.data[3 * v + k] = warm.directions[v][k];
+  cache.data[9] = warm.cores ? 1.0 : 0.0;
+  cache.valid = kPortalTag;
 }
 
 mpr::Precision parse_precision(const std::string& name) {
@@ -66,6 +93,7 @@ MprNarrowPhase::MprNarrowPhase(const ParameterValues& params) {
     }
     manifold_points_ = static_cast<int>(points);
   }
+  if (params.contains("warm_start")) warm_start_ = params.boolean("warm_start");
   if (!(settings_.tolerance > 0.0)) {
     throw InputError("mpr narrow phase: params.tolerance is " +
                      std::to_string(settings_.tolerance) + "; expected a value > 0");
@@ -101,6 +129,13 @@ ParameterSchema MprNarrowPhase::schema() {
           "on a face) by clipping the shapes' supporting features (contactlab/manifold.hpp), so "
           "the point does not jump along the line and resting bodies do not rock; the deepest "
           "first, then the spread of the patch"),
+      boolean_parameter(
+          "warm_start", true,
+          "temporal coherence on polytope pairs (box, hull, sphere and capsule cores): phase 2 "
+          "starts from the portal the pair's previous query ended on (kept in the pair's cache) "
+          "when its support points still span a tetrahedron around the origin ray, else the "
+          "query starts cold; the answer is the cold one to rounding. Curved pairs always start "
+          "cold. false starts every query from the interior point, as Modia3D does"),
   };
 }
 
@@ -109,8 +144,7 @@ bool MprNarrowPhase::supports(ShapeType a, ShapeType b) const {
 }
 
 void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                           NarrowPhaseCache& /*cache*/, ContactManifold& manifold_out) {
-  // No warm start: MPR starts from the interior point every time, so the cache stays untouched.
+                           NarrowPhaseCache& cache, ContactManifold& manifold_out) {
   manifold_out.count = 1;
   ContactGeometry& out = manifold_out.points[0];
   if (a.type == ShapeType::half_space && b.type == ShapeType::half_space) {
@@ -132,7 +166,15 @@ void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, con
     return;
   }
 
-  last_result_ = mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_);
+  if (warm_start_) {
+    mpr::WarmPortal warm;
+    read_portal(cache, warm);
+    last_result_ = mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_, &warm);
+    write_portal(warm, cache);
+    if (last_result_.warm_started) ++statistics_.warm_starts;
+  } else {
+    last_result_ = mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_);
+  }
   out = last_result_.geometry;
   manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
 

@@ -9,6 +9,9 @@
 //   swept_radii     core (default): MPR on the shapes' cores, radii added to the result |
 //                   support: radii inside the support mapping, as Modia3D
 //   manifold_points 1 (default) | 2..4: points of a line or face contact (contactlab/manifold.hpp)
+//   warm_start      true (default): on polytope pairs phase 2 starts from the portal the pair's
+//                   last query ended on, kept in its NarrowPhaseCache | false: every query starts
+//                   cold (Modia3D)
 #pragma once
 
 #include <array>
@@ -38,6 +41,7 @@ struct MprStatistics {
   std::int64_t coincident_interior_points = 0;  ///< r0 shifted (also counted as degenerate)
   std::int64_t completions = 0;                 ///< queries that ran the closest-point completion
   std::int64_t full_shape_reruns = 0;  ///< cores intersecting where degenerate: full shapes run
+  std::int64_t warm_starts = 0;        ///< queries whose phase 2 started from the cached portal
   std::int32_t max_phase2_iterations = 0;
   std::int32_t max_phase3_iterations = 0;
   std::int32_t max_completion_iterations = 0;
@@ -62,11 +66,13 @@ class MprNarrowPhase final : public NarrowPhase {
   mpr::Precision precision() const { return precision_; }
   int manifold_points() const { return manifold_points_; }
   const mpr::Settings& settings() const { return settings_; }
+  bool warm_start() const { return warm_start_; }
 
  private:
   mpr::Precision precision_ = mpr::Precision::double_precision;
   mpr::Settings settings_;
   int manifold_points_ = 1;
+  bool warm_start_ = true;
   MprStatistics statistics_;
   mpr::Result last_result_;
 };

@@ -23,6 +23,7 @@
 using contactlab::ContactGeometry;
 using contactlab::ContactManifold;
 using contactlab::ConvexHull;
+using contactlab::Mat3;
 using contactlab::NarrowPhaseCache;
 using contactlab::ParameterValue;
 using contactlab::ParameterValues;
@@ -192,10 +193,10 @@ Quantiles quantiles(std::vector<double> values) {
 
 TEST_CASE(
     "mpr: schema declares tolerance 1e-12, max_iterations 120, the three precisions, "
-    "swept_radii core or support and manifold_points 1..4 (default 1), and supports every pair "
-    "but half_space–half_space") {
+    "swept_radii core or support, manifold_points 1..4 (default 1) and warm_start (default true), "
+    "and supports every pair but half_space–half_space") {
   const auto schema = MprNarrowPhase::schema();
-  REQUIRE(schema.size() == 5);
+  REQUIRE(schema.size() == 6);
   CHECK(schema[0].name == "tolerance");
   CHECK(std::get<double>(schema[0].default_value) == 1e-12);
   CHECK(schema[0].minimum_exclusive);
@@ -209,6 +210,10 @@ TEST_CASE(
   CHECK(schema[3].choices == std::vector<std::string>{"core", "support"});
   CHECK(schema[4].name == "manifold_points");
   CHECK(std::get<std::int64_t>(schema[4].default_value) == 1);
+  CHECK(schema[5].name == "warm_start");
+  CHECK(std::get<bool>(schema[5].default_value));
+  CHECK(make_mpr("double").warm_start());
+  CHECK_FALSE(make_mpr("double", {{"warm_start", false}}).warm_start());
 
   MprNarrowPhase mpr_phase = make_mpr("double");
   CHECK(mpr_phase.settings().on_cores);
@@ -1011,4 +1016,136 @@ TEST_CASE(
           proven_separated);
     CHECK(proven_separated > 500);
   }
+}
+
+// ----- Warm start (temporal coherence)
+// -------------------------------------------------------------
+
+namespace {
+
+/// A pair of shapes for the warm-start tests, with a size to scale tolerances and whether A ⊖ B
+/// is a polytope (then MPR's answer does not depend on the start portal beyond rounding).
+struct WarmCase {
+  std::string name;
+  Shape a, b;
+  double size_m;
+  bool polytope;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "mpr: warm starts along 50 trajectories per polytope pair crossing contact give the cold "
+    "answer within 1e-12 of the size, a repeated pose ends in one phase-3 iteration, curved pairs "
+    "start cold") {
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  RandomHull hull_a(rng, 32), hull_b(rng, 48);
+  const std::vector<WarmCase> cases = {
+      {"box-box", Shape::box(Vec3(0.5, 0.35, 0.25)), Shape::box(Vec3(0.3, 0.4, 0.2)), 1.0, true},
+      {"hull-hull", hull_a.shape(), hull_b.shape(), 2.0, true},
+      {"box-hull", Shape::box(Vec3(0.5, 0.35, 0.25)), hull_b.shape(), 2.0, true},
+      {"sphere-box", Shape::sphere(0.3), Shape::box(Vec3(0.5, 0.35, 0.25)), 1.0, true},
+      {"cylinder-cylinder", Shape::cylinder(0.3, 1.0), Shape::cylinder(0.2, 0.8), 1.0, false},
+      {"ellipsoid-box", Shape::ellipsoid(Vec3(0.5, 0.3, 0.2)), Shape::box(Vec3(0.4, 0.3, 0.2)), 1.0,
+       false},
+      {"cone-hull", Shape::cone(0.3, 0.0, 0.8), hull_a.shape(), 2.0, false}};
+  for (const std::string& precision : kPrecisions) {
+    for (const WarmCase& c : cases) {
+      MprNarrowPhase warm_phase = make_mpr(precision);
+      MprNarrowPhase cold_phase = make_mpr(precision, {{"warm_start", false}});
+      double worst = 0.0;
+      std::int64_t queries = 0, repeated_in_one = 0, repeated = 0;
+      for (int trajectory = 0; trajectory < 50; ++trajectory) {
+        // B starts 0.1 m away along a random direction and moves through A's surface to 5 % of
+        // the size deep, turning slowly: 40 coherent steps.
+        const Pose X_WA = random_pose(rng, 1.0);
+        const Vec3 n = random_unit(rng);
+        const Vec3 a_point = contactlab::support_W(c.a, X_WA, n);
+        Pose X_WB = random_pose(rng, 0.0);
+        const Vec3 b_offset = X_WB.p - contactlab::support_W(c.b, X_WB, -n);
+        const Vec3 spin_axis = random_unit(rng);
+        NarrowPhaseCache cache;
+        for (int step = 0; step <= 40; ++step) {
+          const double s = 0.1 - (0.1 + 0.05 * c.size_m) * step / 40.0;
+          const Mat3 turn = Eigen::AngleAxisd(2e-3 * step, spin_axis).toRotationMatrix();
+          Pose X = X_WB;
+          X.R = turn * X_WB.R;
+          X.p = a_point + s * n + turn * b_offset;
+          ContactManifold warm_out, cold_out;
+          NarrowPhaseCache cold_cache;
+          warm_phase.query(c.a, X_WA, c.b, X, cache, warm_out);
+          cold_phase.query(c.a, X_WA, c.b, X, cold_cache, cold_out);
+          REQUIRE(cold_cache.valid == 0);  // warm_start: false never writes the cache
+          const ContactGeometry& w = warm_out.points[0];
+          const ContactGeometry& k = cold_out.points[0];
+          INFO(precision << " " << c.name << " trajectory " << trajectory << " step " << step
+                         << " warm " << w.distance_m << " cold " << k.distance_m);
+          check_contract(w, 1e-12);
+          if (!c.polytope) {
+            REQUIRE_FALSE(warm_phase.last_result().warm_started);
+            REQUIRE(w.distance_m == k.distance_m);  // both cold: the same arithmetic
+          }
+          REQUIRE(std::abs(w.distance_m - k.distance_m) <= 1e-12 * c.size_m);
+          worst = std::max(worst, std::abs(w.distance_m - k.distance_m) / c.size_m);
+          ++queries;
+          if (step % 10 == 5) {
+            // The same pose again: the cached portal is the one this query ended on.
+            ContactManifold again;
+            warm_phase.query(c.a, X_WA, c.b, X, cache, again);
+            const mpr::Result& result = warm_phase.last_result();
+            ++repeated;
+            if (result.warm_started && result.phase3_iterations == 1) ++repeated_in_one;
+            REQUIRE(std::abs(again.points[0].distance_m - w.distance_m) <= 1e-12 * c.size_m);
+          }
+        }
+      }
+      const auto& stats = warm_phase.detailed_statistics();
+      std::printf(
+          "mpr %s warm start %s: %lld of %lld queries warm-started, worst |warm - cold| / size "
+          "%.2e, repeated poses ending in one phase-3 iteration %lld of %lld\n",
+          precision.c_str(), c.name.c_str(), static_cast<long long>(stats.warm_starts),
+          static_cast<long long>(stats.totals.queries), worst,
+          static_cast<long long>(repeated_in_one), static_cast<long long>(repeated));
+      if (c.polytope) {
+        CHECK(stats.warm_starts * 10 >= stats.totals.queries * 8);
+        CHECK(repeated_in_one * 10 >= repeated * 9);
+      } else {
+        CHECK(stats.warm_starts == 0);
+      }
+      CHECK(cold_phase.detailed_statistics().warm_starts == 0);
+    }
+  }
+}
+
+TEST_CASE(
+    "mpr: a warm start from a corrupted or foreign cache (random, zero, NaN or huge directions) "
+    "gives the cold answer within 1e-12 of the size") {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  MprNarrowPhase warm_phase = make_mpr("double");
+  MprNarrowPhase cold_phase = make_mpr("double", {{"warm_start", false}});
+  RandomHull hull(rng, 40);
+  const Shape a = Shape::box(Vec3(0.5, 0.35, 0.25)), b = hull.shape();
+  for (int i = 0; i < 2000; ++i) {
+    const Pose X_WA = random_pose(rng, 0.3), X_WB = random_pose(rng, 0.9);
+    NarrowPhaseCache cache;
+    const int kind = i % 5;
+    for (double& value : cache.data) {
+      value = kind == 0   ? unit(rng)
+              : kind == 1 ? 0.0
+              : kind == 2 ? std::numeric_limits<double>::quiet_NaN()
+              : kind == 3 ? 1e300 * unit(rng)
+                          : unit(rng) * 1e-300;
+    }
+    cache.valid = i % 2 == 0 ? 0x4d505231 : 12345;  // mpr's tag, or another plugin's
+    ContactManifold warm_out, cold_out;
+    NarrowPhaseCache cold_cache;
+    warm_phase.query(a, X_WA, b, X_WB, cache, warm_out);
+    cold_phase.query(a, X_WA, b, X_WB, cold_cache, cold_out);
+    INFO("pose " << i << " kind " << kind);
+    check_contract(warm_out.points[0], 1e-12);
+    REQUIRE(std::abs(warm_out.points[0].distance_m - cold_out.points[0].distance_m) <= 1e-12);
+  }
+  CHECK(warm_phase.statistics().iteration_limit_hits == 0);
 }
