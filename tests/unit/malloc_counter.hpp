@@ -23,11 +23,7 @@
 #define CONTACTLAB_TEST_NO_MALLOC_COUNT
 #endif
 
-namespace contactlab::testing {
-/// Set to count; allocations counts malloc-family calls while it is set.
-inline std::atomic<bool> count_allocations{false};
-inline std::atomic<long> allocations{0};
-}  // namespace contactlab::testing
+#include "allocation_counters.hpp"
 
 #ifndef CONTACTLAB_TEST_NO_MALLOC_COUNT
 extern "C" {

@@ -25,12 +25,8 @@
 #include "jacobian_colouring.hpp"
 #include "sundials_common.hpp"
 
-// The counters of malloc_counter.hpp (included once per binary, in test_multibody.cpp): the same
-// inline variables, declared identically here.
-namespace contactlab::testing {
-inline std::atomic<bool> count_allocations{false};
-inline std::atomic<long> allocations{0};
-}  // namespace contactlab::testing
+// The counters of malloc_counter.hpp (which is included once per binary, in test_multibody.cpp).
+#include "allocation_counters.hpp"
 
 using contactlab::IntegrationResult;
 using contactlab::IntegrationStatus;

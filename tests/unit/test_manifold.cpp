@@ -22,12 +22,8 @@
 #include "narrow_phase_test_support.hpp"
 #include "primitive_narrow_phase.hpp"
 
-// The counters of malloc_counter.hpp (included once per binary, in test_multibody.cpp): the same
-// inline variables, declared identically here.
-namespace contactlab::testing {
-inline std::atomic<bool> count_allocations{false};
-inline std::atomic<long> allocations{0};
-}  // namespace contactlab::testing
+// The counters of malloc_counter.hpp (which is included once per binary, in test_multibody.cpp).
+#include "allocation_counters.hpp"
 
 using contactlab::ContactManifold;
 using contactlab::ConvexHull;

@@ -1727,6 +1727,16 @@ TEST_CASE(
 
 namespace {
 
+/// A cache carrying the tag of a box–box warm start, from a separated query.
+NarrowPhaseCache box_box_tagged_cache(PrimitiveNarrowPhase& narrow_phase) {
+  NarrowPhaseCache tagged;
+  ContactManifold scratch;
+  narrow_phase.query(Shape::box(Vec3(1, 1, 1)), Pose{}, Shape::box(Vec3(1, 1, 1)),
+                     pose_at(Vec3(3, 0.2, 0.1)), tagged, scratch);
+  REQUIRE(tagged.valid != 0);
+  return tagged;
+}
+
 /// A cache whose tag says "box–box warm start" but whose contents are arbitrary: feature codes in
 /// and out of range, fractions, NaN, and normals of any length.
 NarrowPhaseCache garbage_box_cache(std::mt19937_64& rng, const NarrowPhaseCache& valid_one) {
@@ -1750,12 +1760,7 @@ TEST_CASE(
     "NaN) give the cold answer within 1e-12 m on 6,000 seeded poses") {
   std::mt19937_64 rng(1979);
   PrimitiveNarrowPhase narrow_phase{contactlab::ParameterValues{}};
-  // The tag of a box–box warm start, from a separated query.
-  NarrowPhaseCache tagged;
-  ContactManifold scratch;
-  narrow_phase.query(Shape::box(Vec3(1, 1, 1)), Pose{}, Shape::box(Vec3(1, 1, 1)),
-                     pose_at(Vec3(3, 0.2, 0.1)), tagged, scratch);
-  REQUIRE(tagged.valid != 0);
+  const NarrowPhaseCache tagged = box_box_tagged_cache(narrow_phase);
   int separated = 0;
   for (int i = 0; i < 6000; ++i) {
     const Vec3 h_a = random_half_extents(rng), h_b = random_half_extents(rng);
@@ -1783,11 +1788,7 @@ TEST_CASE(
     "and 1e-9 m, keeps only the lowest corner of the tilted box, distance and witness within "
     "1e-14 m") {
   PrimitiveNarrowPhase narrow_phase{contactlab::ParameterValues{}};
-  NarrowPhaseCache tagged;
-  ContactManifold scratch;
-  narrow_phase.query(Shape::box(Vec3(1, 1, 1)), Pose{}, Shape::box(Vec3(1, 1, 1)),
-                     pose_at(Vec3(3, 0.2, 0.1)), tagged, scratch);
-  REQUIRE(tagged.valid != 0);
+  const NarrowPhaseCache tagged = box_box_tagged_cache(narrow_phase);
   // A small box tilted over the top face (z = 1) of a large axis-aligned one: its lowest corner,
   // found here over its 8 corners, is the closest point, at the constructed gap straight above
   // its foot on the face. The other corners are higher by at least a few cm.
