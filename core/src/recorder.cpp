@@ -99,10 +99,9 @@ void Recorder::charge_recording(Clock::time_point start, const Share& before) {
   recording_share_.narrow_phase_queries += after.narrow_phase_queries - before.narrow_phase_queries;
 }
 
-void Recorder::begin(Simulation& simulation, std::span<const double> y) {
-  const Clock::time_point start = Clock::now();
+void Recorder::attach(Simulation& simulation) {
+  if (simulation_ == &simulation) return;
   simulation_ = &simulation;
-  const Share before = snapshot();
   const Scene& scene = simulation.scene();
   for (std::size_t g = 0; g < scene.geometries.size(); ++g)
     geometry_index_.emplace(scene.geometries[g].name, g);
@@ -112,6 +111,12 @@ void Recorder::begin(Simulation& simulation, std::span<const double> y) {
     contact_probes_ = true;
     probes_[p].set = true;  // a pair that never touches has a largest force and depth of 0
   }
+}
+
+void Recorder::begin(Simulation& simulation, std::span<const double> y) {
+  const Clock::time_point start = Clock::now();
+  attach(simulation);
+  const Share before = snapshot();
   trajectory_ << "time_s";
   for (const BodyModel& body : simulation.scene().bodies) {
     if (!body.moves()) continue;

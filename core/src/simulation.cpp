@@ -900,7 +900,9 @@ IntegrationResult Simulation::run(Recorder* recorder, const std::atomic<bool>* s
   stop_ = stop;
   std::vector<double> y = initial_state();
   project(y);
-  // Contacts already closer than the activation distance at t = 0 are born at t = 0.
+  // Contacts already closer than the activation distance at t = 0 are born at t = 0 (their events
+  // reach the recorder's metrics, so it is attached first).
+  if (recorder_) recorder_->attach(*this);
   if (step_completed(0.0, y) == StepAction::restart) y = pending_y_;
   --stats_.steps;
   if (recorder_) recorder_->begin(*this, y);

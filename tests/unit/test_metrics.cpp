@@ -137,6 +137,27 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "metrics: a contact born at t = 0 (the ball starts 0.5 mm deep at 1 m/s) is the first impact, "
+    "and its restitution is sqrt(1 + k*d0^2/(m*v0^2)) within 1e-6 (elastic linear spring)") {
+  std::string text = impact_scene("{ type: linear, params: { stiffness_N_per_m: 1.0e6 } }",
+                                  "metrics: { restitution_pair: [ball, floor] }\n");
+  const std::string start = "position_m: [0, 0, 0.051]";
+  text.replace(text.find(start), start.size(), "position_m: [0, 0, 0.0495]");
+  const json summary = run_and_read_summary(text, "born_at_zero");
+  REQUIRE(summary["status"] == "complete");
+  INFO(summary.dump(2));
+  CHECK(summary["first_impact"]["start_s"].get<double>() == 0.0);
+  CHECK(summary["first_impact"]["impact_velocity_m_per_s"].get<double>() ==
+        Approx(speed_m_per_s).epsilon(1e-9));
+  REQUIRE(summary["first_impact"]["status"] == "measured");
+  // Energy: the spring holds k·d0²/2 at t = 0 and nothing when the ball leaves.
+  const double d0 = 0.0005;
+  const double expected = std::sqrt(1.0 + stiffness_N_per_m * d0 * d0 /
+                                              (ball_mass_kg() * speed_m_per_s * speed_m_per_s));
+  CHECK(summary["restitution"].get<double>() == Approx(expected).margin(1e-6));
+}
+
+TEST_CASE(
     "metrics: without the pair ever touching, restitution is null and the contact probes are 0") {
   std::string text =
       impact_scene("{ type: linear }",

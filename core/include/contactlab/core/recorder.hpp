@@ -31,6 +31,9 @@ class Recorder {
 
   const std::filesystem::path& directory() const { return directory_; }
 
+  /// Binds the recorder to the simulation before anything happens at t = 0, so that the events of
+  /// contacts born at t = 0 reach the metrics and probes (begin() attaches if this was not called).
+  void attach(Simulation& simulation);
   void begin(Simulation& simulation, std::span<const double> y);
   void output(double t, std::span<const double> y);
   void event(double t, const std::string& kind, const std::string& a, const std::string& b,
