@@ -495,6 +495,14 @@ void add_plugin_variants(std::vector<PluginMethod>& methods, const std::string& 
   }
   if (!has_precision)
     methods.push_back({name, std::make_shared<T>(ParameterValues::defaults(schema))});
+  // A plugin whose default manifold has several points (primitive: 4 for flat contact) also runs
+  // with one point, as the general plugins do by default: the like-for-like comparison.
+  for (const ParameterSpec& spec : schema) {
+    if (spec.name != "manifold_points" || spec.type != ParameterType::integer) continue;
+    if (std::get<std::int64_t>(spec.default_value) <= 1) continue;
+    const auto params = ParameterValues::defaults(schema, {{"manifold_points", std::int64_t{1}}});
+    methods.push_back({name + "_1pt", std::make_shared<T>(params)});
+  }
   // MPR also at libccd's default tolerance (1e-4; the shapes are 1 m, so relative = absolute):
   // the same termination accuracy as the peer it is compared with.
   if (name == "mpr") {

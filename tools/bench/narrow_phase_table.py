@@ -20,6 +20,7 @@ import sys
 # Column order; methods absent from the run (plugin not built, peer not found) are left out.
 METHODS = [
     "primitive",
+    "primitive_1pt",
     "gjk_epa",
     "mpr",
     "mpr_long_double",
@@ -41,6 +42,10 @@ RATIOS = [
     (
         "best general / primitive",
         lambda row: ratio(best(row.get(m) for m in GENERAL), row.get("primitive")),
+    ),
+    (
+        "best general / primitive_1pt",
+        lambda row: ratio(best(row.get(m) for m in GENERAL), row.get("primitive_1pt")),
     ),
 ]
 TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
