@@ -360,19 +360,30 @@ constexpr std::uint32_t kClimbSeeds = 32;
 /// The SDK's core support mapping (direction of any length > 0), with shortcuts for the inner
 /// loop: boxes (the most common polytope) without the dispatch, a corner of the core box (any
 /// corner where a component is zero); cylinders with a square root where the SDK calls hypot;
-/// small hulls scanned without branches; large hulls climbed from `hint`, the vertex the previous
-/// support of this shape ended at. Successive MPR directions are close, so the climb usually
-/// takes a step or two instead of the O(√n) from vertex 0 (the climb is exact from any start:
-/// each move strictly increases d·x).
+/// hulls climbed from `hint`, the vertex the previous support of this shape ended at, when it is
+/// `trusted` (a warm start: every direction of the query is near the previous query's), else
+/// small hulls scanned without branches and large ones climbed from the best of `hint` and a
+/// sample. Successive MPR directions are close, so the climb usually takes a step or two instead
+/// of the O(√n) from vertex 0 (the climb is exact from any start: each move strictly increases
+/// d·x).
 [[gnu::always_inline]] inline Vec3 local_core_support(const Shape& shape, const Vec3& d,
-                                                      std::uint32_t& hint) {
+                                                      std::uint32_t& hint, bool trusted) {
   switch (shape.type) {
     case ShapeType::box:
       return box_corner(shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m), d);
     case ShapeType::convex_hull: {
       const ConvexHull& hull = *shape.hull;
-      if (hull.vertex_count < kScanBelow || hull.neighbor_offsets == nullptr) {
-        return hull.vertices[scan_support_vertex(hull, d)];
+      if (hull.neighbor_offsets == nullptr) {
+        hint = scan_support_vertex(hull, d);
+        return hull.vertices[hint];
+      }
+      if (trusted && hint < hull.vertex_count) {
+        hint = climb_support_vertex(hull, d, hint, d.dot(hull.vertices[hint]));
+        return hull.vertices[hint];
+      }
+      if (hull.vertex_count < kScanBelow) {
+        hint = scan_support_vertex(hull, d);
+        return hull.vertices[hint];
       }
       // The climb starts from the best of the previous support's vertex and a spread sample of
       // vertices (every n/32-th, branchless): phase 1 and 2 directions jump, so the previous
@@ -494,8 +505,8 @@ class Solver {
     const Vec3 e_B(R(0, 0) * ex + R(1, 0) * ey + R(2, 0) * ez,
                    R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez,
                    R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez);
-    Vec3 a = local_core_support(pair_.a, e_A, hint_a_);
-    Vec3 b = local_core_support(pair_.b, -e_B, hint_b_);
+    Vec3 a = local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
+    Vec3 b = local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
     if (!cores) {
       if (radius_a_ > 0.0) a += radius_a_ / e_A.norm() * e_A;
       if (radius_b_ > 0.0) b -= radius_b_ / e_B.norm() * e_B;
@@ -565,24 +576,63 @@ class Solver {
   void finish_best(const Candidate& best, const Portal& start, const S& fallback,
                    const V& fallback_e, Termination termination);
 
-  /// Reads the warm start portal into r1, r2, r3 (and invalidates it: the query's ending writes
-  /// it again); true when their support points span a tetrahedron with r0 on its apex side, the
-  /// orientation phase 2 keeps.
-  bool warm_portal(S& r1, S& r2, S& r3) {
-    if (warm_ == nullptr || !warm_->valid || warm_->cores != on_cores_) return false;
+  /// The warm start portal's support points, climbing hulls from the previous query's vertices.
+  /// The portal is invalidated here (the query's ending writes it again).
+  void warm_supports(S& r1, S& r2, S& r3) {
     warm_->valid = false;
+    hint_a_ = warm_->hint_a;
+    hint_b_ = warm_->hint_b;
+    trust_hints_ = true;
     r1 = support(V::from(warm_->directions[0]));
     r2 = support(V::from(warm_->directions[1]));
     r3 = support(V::from(warm_->directions[2]));
-    return dot(V(r1.p - r0_), cross(V(r2.p - r0_), V(r3.p - r0_))) > volume_threshold_;
   }
-  /// The portal a phase-3 ending leaves for the pair's next query.
+  /// The portal a phase-3 ending leaves for the pair's next query: its directions as they were
+  /// used (the support mapping does not need them unit) and the hulls' last support vertices.
   void save_portal(const Portal& portal) {
     if (warm_ == nullptr) return;
-    warm_->directions = {portal.r1.d.normalized(), portal.r2.d.normalized(),
-                         portal.r3.d.normalized()};
+    warm_->directions = {portal.r1.d, portal.r2.d, portal.r3.d};
+    warm_->hint_a = hint_a_;
+    warm_->hint_b = hint_b_;
     warm_->valid = true;
     warm_->cores = on_cores_;
+  }
+  /// Phase 1's support point along the origin ray, computed on first use in a warm run.
+  const S& ray_support() {
+    if (!have_ray_support_) {
+      ray_support_ = support(ray_);
+      have_ray_support_ = true;
+    }
+    return ray_support_;
+  }
+  /// A warm run ending on `portal` and r4: TC1 as a cold run would have tested it first. It can
+  /// hold only when the ray's support point lies on the origin ray, i.e. is the ray's exit point
+  /// and a vertex of A ⊖ B (polytope pairs), and then it is a vertex of the final portal or r4;
+  /// only then is the ray's support computed. True when TC1 holds (the result is written).
+  bool warm_tc1(const Portal& portal, const S& r4) {
+    if (!warm_run_) return false;
+    const T limit = ray_threshold_ * ray_threshold_;
+    bool on_ray = false;
+    for (const S* r : {&portal.r1, &portal.r2, &portal.r3, &r4}) {
+      const V off = cross(ray_, r->p);
+      on_ray = on_ray || dot(off, off) <= limit;
+    }
+    if (!on_ray) return false;
+    const S& r1 = ray_support();
+    const V off = cross(ray_, r1.p);
+    if (!(dot(off, off) <= limit)) return false;
+    finish_on_ray(r1, ray_, Termination::tc1);
+    return true;
+  }
+  /// Sets the tolerances from the size of A ⊖ B seen from r0.
+  void set_thresholds(const Vec3& c_A, const Vec3& c_B) {
+    const double coordinates = std::max(c_A.cwiseAbs().maxCoeff(), c_B.cwiseAbs().maxCoeff());
+    const T noise = T(kSupportRoundingUlps * std::numeric_limits<double>::epsilon() *
+                      (coordinates + to_double(length_)));
+    tc_threshold_ = std::max(T(tolerance_) * length_, noise);
+    ray_threshold_ = std::max(T(epsilon_) * length_, noise);
+    area_threshold_ = T(epsilon_) * length_ * length_;
+    volume_threshold_ = area_threshold_ * length_;
   }
 
   const PosedPair& pair_;
@@ -593,6 +643,10 @@ class Solver {
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
   mutable std::uint32_t hint_b_ = 0;
+  bool trust_hints_ = false;  ///< hulls climb from the hints alone (warm start)
+  bool warm_run_ = false;     ///< phase 2 started from the warm portal (no ray support yet)
+  bool have_ray_support_ = false;
+  S ray_support_;  ///< phase 1's support along the origin ray (ray_support())
   bool needs_full_shapes_ = false;
   const std::int32_t max_iterations_;
   const double tolerance_;
@@ -818,55 +872,12 @@ Result Solver<T>::run_portal() {
   r0_ = V::from(c_A) - V::from(c_B);  // exact in double-double
   T r0_norm = norm(r0_);
   V e1 = r0_norm > T(0.0) ? V(-r0_ / r0_norm) : V{T(0.0), T(0.0), T(1.0)};
-  S r1 = support(e1);  // L324–328
-  length_ = std::max(r0_norm, norm(r1.p - r0_));
-  const double coordinates = std::max(c_A.cwiseAbs().maxCoeff(), c_B.cwiseAbs().maxCoeff());
-  const T noise = T(kSupportRoundingUlps * std::numeric_limits<double>::epsilon() *
-                    (coordinates + to_double(length_)));
-  tc_threshold_ = std::max(T(tolerance_) * length_, noise);
-  ray_threshold_ = std::max(T(epsilon_) * length_, noise);
-  area_threshold_ = T(epsilon_) * length_ * length_;
-  volume_threshold_ = area_threshold_ * length_;
-  if (!(length_ > T(0.0)) || !(length_ < T(std::numeric_limits<double>::infinity()))) {
-    // Both shapes are single points at the same place, or the input is not finite.
-    finish_degenerate_start(r1, e1);
-    return result_;
-  }
-
-  if (!(r0_norm > ray_threshold_)) {
-    // Coincident interior points (L316–318, an error in Modia3D): move r0 a small step towards the
-    // boundary point of A ⊖ B below it. The origin ray then points along +z of world, the choice
-    // the primitive closed forms make for concentric spheres.
-    result_.coincident_interior_points = true;
-    result_.degenerate = true;
-    const S below = support(-V::from(pair_.world_up_A));
-    r0_ = r0_ + (below.p - r0_) * T(kInteriorShiftFraction);
-    r0_norm = norm(r0_);
-    if (!(r0_norm > T(0.0))) {
-      finish_on_ray(r1, e1, Termination::degenerate_start);
-      return result_;
-    }
-    e1 = -r0_ / r0_norm;
-    r1 = support(e1);
-  }
-  ray_ = e1;
-  const S ray_support = r1;
-
-  // TC1 (L333): r1 on the origin ray; its support plane gives the signed distance (L300–303).
-  // Support directions below are not normalised (the support mapping does not need it) and
-  // lengths are compared in squares.
-  const V n2 = cross(e1, r1.p);
-  if (!(dot(n2, n2) > ray_threshold_ * ray_threshold_)) {
-    finish_on_ray(r1, e1, Termination::tc1);
-    return result_;
-  }
 
   // ----- Phase 2: a portal the origin ray passes through (§6.1.2, L366–390; libccd) -----
   // Whichever side face the origin ray leaves through, replace the portal vertex opposite to it
   // by the support point beyond that face, then restore the orientation. Sets `flat` when the
   // tetrahedron (r0; r1, r2, r3) is flat (A ⊖ B is planar).
-  const T area_squared = area_threshold_ * area_threshold_;
-  S r2, r3;
+  S r1, r2, r3;
   bool flat = false;
   const auto find_portal = [&]() {
     flat = false;
@@ -902,12 +913,64 @@ Result Solver<T>::run_portal() {
     return false;
   };
 
-  // Warm start: phase 2 from the portal the pair's previous query ended on; a portal it cannot
-  // repair sends the query to the cold start below.
-  bool valid_portal = warm_portal(r1, r2, r3) && find_portal();
-  result_.warm_started = valid_portal;
+  // Warm start: phase 2 from the portal the pair's previous query ended on, without phase 1's
+  // support along the origin ray (the size of A ⊖ B comes from the warm points; TC1 is checked
+  // at the end, warm_tc1). A portal that is not a tetrahedron with r0 on its apex side, or that
+  // phase 2 cannot repair, sends the query to the cold start below.
+  bool valid_portal = false;
+  if (warm_ != nullptr && warm_->valid && warm_->cores == on_cores_) {
+    warm_supports(r1, r2, r3);
+    length_ = std::max({r0_norm, norm(V(r1.p - r0_)), norm(V(r2.p - r0_)), norm(V(r3.p - r0_))});
+    set_thresholds(c_A, c_B);
+    ray_ = e1;
+    valid_portal = length_ > T(0.0) && length_ < T(std::numeric_limits<double>::infinity()) &&
+                   r0_norm > ray_threshold_ &&
+                   dot(V(r1.p - r0_), cross(V(r2.p - r0_), V(r3.p - r0_))) > volume_threshold_ &&
+                   find_portal();
+    trust_hints_ = valid_portal;
+  }
+  result_.warm_started = warm_run_ = valid_portal;
+
   if (!valid_portal) {
-    r1 = ray_support;
+    r1 = support(e1);  // L324–328
+    length_ = std::max(r0_norm, norm(r1.p - r0_));
+    set_thresholds(c_A, c_B);
+    if (!(length_ > T(0.0)) || !(length_ < T(std::numeric_limits<double>::infinity()))) {
+      // Both shapes are single points at the same place, or the input is not finite.
+      finish_degenerate_start(r1, e1);
+      return result_;
+    }
+
+    if (!(r0_norm > ray_threshold_)) {
+      // Coincident interior points (L316–318, an error in Modia3D): move r0 a small step towards
+      // the boundary point of A ⊖ B below it. The origin ray then points along +z of world, the
+      // choice the primitive closed forms make for concentric spheres.
+      result_.coincident_interior_points = true;
+      result_.degenerate = true;
+      const S below = support(-V::from(pair_.world_up_A));
+      r0_ = r0_ + (below.p - r0_) * T(kInteriorShiftFraction);
+      r0_norm = norm(r0_);
+      if (!(r0_norm > T(0.0))) {
+        finish_on_ray(r1, e1, Termination::degenerate_start);
+        return result_;
+      }
+      e1 = -r0_ / r0_norm;
+      r1 = support(e1);
+    }
+    ray_ = e1;
+    ray_support_ = r1;
+    have_ray_support_ = true;
+
+    // TC1 (L333): r1 on the origin ray; its support plane gives the signed distance (L300–303).
+    // Support directions below are not normalised (the support mapping does not need it) and
+    // lengths are compared in squares.
+    const V n2 = cross(e1, r1.p);
+    if (!(dot(n2, n2) > ray_threshold_ * ray_threshold_)) {
+      finish_on_ray(r1, e1, Termination::tc1);
+      return result_;
+    }
+
+    const T area_squared = area_threshold_ * area_threshold_;
     // r2 (L338): normal to the plane through the origin, r0 and r1.
     r2 = support(n2);
 
@@ -918,7 +981,7 @@ Result Solver<T>::run_portal() {
       n3 = cross(r1.p - r0_, r2.p - r0_);
       if (!(dot(n3, n3) > area_squared)) {
         // L348: A ⊖ B is planar (2-D MPR is not supported) — keep the support-plane estimate.
-        finish_degenerate_start(ray_support, e1);
+        finish_degenerate_start(ray_support_, e1);
         return result_;
       }
     }
@@ -933,23 +996,24 @@ Result Solver<T>::run_portal() {
       r3 = support(V(-n3));  // L359
       n123 = cross(r2.p - r1.p, r3.p - r1.p);
       if (!(dot(n123, n123) > area_squared)) {
-        finish_degenerate_start(ray_support, e1);
+        finish_degenerate_start(ray_support_, e1);
         return result_;
       }
       std::swap(r1, r2);  // r3 now lies behind the plane (r0, r1, r2): restore the orientation
     }
     valid_portal = find_portal();
-  }
-  if (!valid_portal) {
-    // L385–387 (an error in Modia3D): no valid portal; keep the support-plane estimate.
-    if (flat) {
-      finish_degenerate_start(ray_support, e1);
-    } else {
-      result_.iteration_limit_hit = true;
-      finish_on_ray(ray_support, e1, Termination::iteration_limit);
+    if (!valid_portal) {
+      // L385–387 (an error in Modia3D): no valid portal; keep the support-plane estimate.
+      if (flat) {
+        finish_degenerate_start(ray_support_, e1);
+      } else {
+        result_.iteration_limit_hit = true;
+        finish_on_ray(ray_support_, e1, Termination::iteration_limit);
+      }
+      return result_;
     }
-    return result_;
   }
+  const T area_squared = area_threshold_ * area_threshold_;
 
   // ----- Phase 3: portal refinement (§6.1.3, L392–416) -----
   // The loop carries no square root and no division on its critical path: the support mapping
@@ -978,7 +1042,7 @@ Result Solver<T>::run_portal() {
     if (!(n4_squared > area_squared)) {
       result_.degenerate = true;
       record_last_tolerance();
-      finish_best(best, start, ray_support, e1, Termination::degenerate_portal);
+      finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
       return result_;
     }
     const S r4 = support(n4);
@@ -1001,6 +1065,10 @@ Result Solver<T>::run_portal() {
       result_.last_tolerance =
           relative_tolerance(std::min(tc2_scaled, tc3_squared_scaled) / n4_squared);
       const V e4 = n4 / n4_norm;
+      if ((tc2_met || tc3_met || separated) && warm_tc1(portal, r4)) {
+        save_portal(portal);
+        return result_;
+      }
       if (separated) {
         completion_tried = true;
         if (complete_closest_point(e4, &portal, &r4)) {
@@ -1039,13 +1107,13 @@ Result Solver<T>::run_portal() {
       // L406–409: no candidate portal is valid (rounding), return the best so far.
       result_.degenerate = true;
       record_last_tolerance();
-      finish_best(best, start, ray_support, e1, Termination::degenerate_portal);
+      finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
       return result_;
     }
   }
   // L412–415: iteration limit, return the best so far (not the last iterate).
   result_.iteration_limit_hit = true;
-  finish_best(best, start, ray_support, e1, Termination::iteration_limit);
+  finish_best(best, start, ray_support(), e1, Termination::iteration_limit);
   return result_;
 }
 

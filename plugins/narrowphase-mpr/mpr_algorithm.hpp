@@ -43,11 +43,15 @@
 //  - warm start (temporal coherence; the thesis starts every query from r0): a query may be given
 //    the support directions of the portal the pair's previous query ended on (WarmPortal). When
 //    their support points span a tetrahedron with r0 on the right side, phase 2 starts from them
-//    instead of from phase 1's r2, r3; phase 2 still makes the origin ray pass through the portal
-//    and phase 3 still refines to TC2/TC3. Only where A ⊖ B is a polytope (box, hull, sphere and
-//    capsule cores), whose answer is the face the origin ray leaves through whatever the start
-//    portal, so warm and cold answers agree to rounding; curved pairs always start cold, since
-//    their answer moves with the start portal within the TC tolerance (1e-8–1e-7 of the size).
+//    instead of from phase 1's r1, r2, r3 (phase 1's support along the origin ray is not computed:
+//    the size of A ⊖ B is taken from the warm points, and TC1 is checked at the end, when a point
+//    of the final portal lies on the origin ray, the only case where the ray's own support can
+//    meet TC1); phase 2 still makes the origin ray pass through the portal and phase 3 still
+//    refines to TC2/TC3. Hull supports climb from the vertices the previous query ended at. Only
+//    where A ⊖ B is a polytope (box, hull, sphere and capsule cores), whose answer is the face the
+//    origin ray leaves through whatever the start portal, so warm and cold answers agree to
+//    rounding; curved pairs always start cold, since their answer moves with the start portal
+//    within the TC tolerance (1e-8–1e-7 of the size).
 #pragma once
 
 #include <array>
@@ -80,10 +84,17 @@ struct Settings {
 };
 
 /// The portal a pair's last query ended on, for the next query's warm start: the three support
-/// directions in A's frame (unit). Written at every phase-3 ending (TC2, TC3, a separated pair's
-/// completion) and invalidated by any other ending.
+/// directions in A's frame and where the hull supports ended. Written at every phase-3 ending
+/// (TC2, TC3, a separated pair's completion) and invalidated by any other ending.
 struct WarmPortal {
+  /// Any positive multiples of the directions will do (they are stored as the query used them,
+  /// not normalised).
   std::array<Vec3, 3> directions{};
+  /// Hull vertex numbers of the last support points of A and B (0 for other shapes): the next
+  /// query's hull supports climb from them instead of scanning or sampling the hull. The climb is
+  /// exact from any start, so a stale or out-of-range number costs time, never accuracy.
+  std::uint32_t hint_a = 0;
+  std::uint32_t hint_b = 0;
   bool valid = false;
   bool cores = false;  ///< the portal's support points were the cores' (Settings::on_cores)
 };

@@ -21,8 +21,14 @@ ContactGeometry swap_roles(const ContactGeometry& geometry) {
 }
 
 /// NarrowPhaseCache layout of the warm start: data[0..8] the portal's three support directions in
-/// A's frame, data[9] 1 when they were the cores'; `valid` holds kPortalTag while they are set.
-constexpr std::int32_t kPortalTag = 0x4d505231;  // "MPR1"
+/// A's frame, data[9] 1 when they were the cores', data[10] and data[11] the hull vertex numbers
+/// A's and B's supports ended at; `valid` holds kPortalTag while they are set.
+constexpr std::int32_t kPortalTag = 0x4d505232;  // "MPR2"
+
+/// A vertex number stored as a double (exact below 2^53); anything else reads as 0.
+std::uint32_t read_vertex(double value) {
+  return value >= 0.0 && value < 4294967296.0 ? static_cast<std::uint32_t>(value) : 0;
+}
 
 bool read_portal(const NarrowPhaseCache& cache, mpr::WarmPortal& warm) {
   if (cache.valid != kPortalTag) return false;
@@ -31,6 +37,8 @@ bool read_portal(const NarrowPhaseCache& cache, mpr::WarmPortal& warm) {
   for (int v = 0; v < 3; ++v)
     warm.directions[v] = Vec3(cache.data[3 * v], cache.data[3 * v + 1], cache.data[3 * v + 2]);
   warm.cores = cache.data[9] != 0.0;
+  warm.hint_a = read_vertex(cache.data[10]);
+  warm.hint_b = read_vertex(cache.data[11]);
   warm.valid = true;
   return true;
 }
@@ -43,6 +51,8 @@ void write_portal(const mpr::WarmPortal& warm, NarrowPhaseCache& cache) {
   for (int v = 0; v < 3; ++v)
     for (int k = 0; k < 3; ++k) cache.data[3 * v + k] = warm.directions[v][k];
   cache.data[9] = warm.cores ? 1.0 : 0.0;
+  cache.data[10] = warm.hint_a;
+  cache.data[11] = warm.hint_b;
   cache.valid = kPortalTag;
 }
 

@@ -1119,6 +1119,82 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "mpr: a warm start whose origin ray leaves A ⊖ B through a vertex ends in TC1 as the cold "
+    "start "
+    "does, the same answer within 1e-15 m") {
+  // Sphere A's centre on the diagonal of box B through its corner h: A ⊖ B is B's core box
+  // mirrored about the sphere's centre, and the origin ray leaves it exactly through that corner,
+  // which is then the support point along the ray (TC1). The warm start skips that support and must
+  // find TC1 at its end.
+  const Vec3 h(0.5, 0.35, 0.25);
+  const Shape a = Shape::sphere(0.5), b = Shape::box(h);
+  const Mat3 R = Eigen::AngleAxisd(0.7, Vec3(0.2, -0.5, 0.8).normalized()).toRotationMatrix();
+  const Pose X_WB{R, Vec3(0.1, -0.2, 0.3)};
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase warm_phase = make_mpr(precision);
+    MprNarrowPhase cold_phase = make_mpr(precision, {{"warm_start", false}});
+    for (const double t : {1.2, 1.3, 1.5}) {
+      NarrowPhaseCache cache;
+      ContactManifold warm_out, cold_out;
+      // A nearby pose off the diagonal fills the cache with a portal on the corner's faces.
+      const Pose near{Mat3::Identity(), X_WB.transform_point(t * h + Vec3(0.02, -0.03, 0.01))};
+      warm_phase.query(a, near, b, X_WB, cache, warm_out);
+      REQUIRE(cache.valid != 0);
+      const Pose X_WA{Mat3::Identity(), X_WB.transform_point(t * h)};
+      warm_phase.query(a, X_WA, b, X_WB, cache, warm_out);
+      const mpr::Result warm = warm_phase.last_result();
+      NarrowPhaseCache cold_cache;
+      cold_phase.query(a, X_WA, b, X_WB, cold_cache, cold_out);
+      INFO(precision << " t " << t);
+      REQUIRE(cold_phase.last_result().termination == mpr::Termination::tc1);
+      CHECK(warm.warm_started);
+      CHECK(warm.termination == mpr::Termination::tc1);
+      const ContactGeometry& w = warm_out.points[0];
+      const ContactGeometry& k = cold_out.points[0];
+      CHECK(std::abs(w.distance_m - k.distance_m) <= 1e-15);
+      CHECK((w.normal_W - k.normal_W).norm() <= 1e-15);
+      CHECK((w.point_a_W - k.point_a_W).norm() <= 1e-15);
+      // The corner is |h|(t − 1) from the sphere's centre, whose radius is 0.5.
+      CHECK(k.distance_m == Approx(h.norm() * (t - 1.0) - 0.5).margin(1e-14));
+      CHECK(cache.valid != 0);  // a warm TC1 leaves its portal for the next query
+    }
+  }
+}
+
+TEST_CASE(
+    "mpr: hull supports climbing from any cached vertex numbers (in range or not) give the cold "
+    "answer within 1e-12 of the size") {
+  std::mt19937_64 rng(11);
+  RandomHull hull_a(rng, 40), hull_b(rng, 300);
+  const Shape a = hull_a.shape(), b = hull_b.shape();
+  MprNarrowPhase warm_phase = make_mpr("double");
+  MprNarrowPhase cold_phase = make_mpr("double", {{"warm_start", false}});
+  std::uniform_int_distribution<int> vertex(0, 700);
+  std::int64_t warm_started = 0;
+  for (int trajectory = 0; trajectory < 40; ++trajectory) {
+    const Pose X_WA = random_pose(rng, 0.2);
+    Pose X_WB = random_pose(rng, 1.0);
+    const Vec3 step = 0.02 * random_unit(rng);
+    NarrowPhaseCache cache;
+    for (int k = 0; k < 20; ++k) {
+      X_WB.p += step;
+      // Vertex numbers from another pose, or beyond the hulls' (40 and 300 vertices).
+      cache.data[10] = vertex(rng);
+      cache.data[11] = vertex(rng);
+      ContactManifold warm_out, cold_out;
+      NarrowPhaseCache cold_cache;
+      warm_phase.query(a, X_WA, b, X_WB, cache, warm_out);
+      warm_started += warm_phase.last_result().warm_started ? 1 : 0;
+      cold_phase.query(a, X_WA, b, X_WB, cold_cache, cold_out);
+      INFO("trajectory " << trajectory << " step " << k);
+      check_contract(warm_out.points[0], 1e-12);
+      REQUIRE(std::abs(warm_out.points[0].distance_m - cold_out.points[0].distance_m) <= 1e-12);
+    }
+  }
+  CHECK(warm_started >= 40 * 19 * 8 / 10);
+}
+
+TEST_CASE(
     "mpr: a warm start from a corrupted or foreign cache (random, zero, NaN or huge directions) "
     "gives the cold answer within 1e-12 of the size") {
   std::mt19937_64 rng(7);
@@ -1138,7 +1214,7 @@ TEST_CASE(
               : kind == 3 ? 1e300 * unit(rng)
                           : unit(rng) * 1e-300;
     }
-    cache.valid = i % 2 == 0 ? 0x4d505231 : 12345;  // mpr's tag, or another plugin's
+    cache.valid = i % 2 == 0 ? 0x4d505232 : 12345;  // mpr's tag, or another plugin's
     ContactManifold warm_out, cold_out;
     NarrowPhaseCache cold_cache;
     warm_phase.query(a, X_WA, b, X_WB, cache, warm_out);
