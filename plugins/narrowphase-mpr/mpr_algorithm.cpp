@@ -643,7 +643,7 @@ class Solver {
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
   mutable std::uint32_t hint_b_ = 0;
-  bool trust_hints_ = false;  ///< hulls climb from the hints alone (warm start)
+  bool trust_hints_ = false;  ///< hulls climb from the hints alone (warm start, phase 3)
   bool warm_run_ = false;     ///< phase 2 started from the warm portal (no ray support yet)
   bool have_ray_support_ = false;
   S ray_support_;  ///< phase 1's support along the origin ray (ray_support())
@@ -1014,6 +1014,10 @@ Result Solver<T>::run_portal() {
     }
   }
   const T area_squared = area_threshold_ * area_threshold_;
+  // Phase-3 directions are portal normals converging on one face: hull supports climb from the
+  // previous support's vertex alone (cold runs sample only in phases 1 and 2, whose directions
+  // jump; measured on hull256 overlapping, cold: 31.5k -> 21.7k instructions per query).
+  trust_hints_ = true;
 
   // ----- Phase 3: portal refinement (§6.1.3, L392–416) -----
   // The loop carries no square root and no division on its critical path: the support mapping
