@@ -428,6 +428,10 @@ class Solver {
         on_cores_(on_cores),
         radius_a_(sweep_radius(pair.a)),
         radius_b_(sweep_radius(pair.b)),
+        box_a_(pair.a.type == ShapeType::box),
+        box_b_(pair.b.type == ShapeType::box),
+        box_core_a_(pair.a.half_extents_m - Vec3::Constant(pair.a.smoothing_radius_m)),
+        box_core_b_(pair.b.half_extents_m - Vec3::Constant(pair.b.smoothing_radius_m)),
         max_iterations_(std::max<std::int32_t>(1, settings.max_iterations)),
         tolerance_(settings.tolerance),
         epsilon_(kEpsilonFactor * machine_epsilon<T>()) {}
@@ -505,8 +509,11 @@ class Solver {
     const Vec3 e_B(R(0, 0) * ex + R(1, 0) * ey + R(2, 0) * ez,
                    R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez,
                    R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez);
-    Vec3 a = local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
-    Vec3 b = local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
+    // Boxes (the commonest polytope) with their core half extents kept: no dispatch.
+    Vec3 a = box_a_ ? box_corner(box_core_a_, e_A)
+                    : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
+    Vec3 b = box_b_ ? box_corner(box_core_b_, -e_B)
+                    : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
     if (!cores) {
       if (radius_a_ > 0.0) a += radius_a_ / e_A.norm() * e_A;
       if (radius_b_ > 0.0) b -= radius_b_ / e_B.norm() * e_B;
@@ -569,8 +576,8 @@ class Solver {
     set_geometry(r4.a, r4.b, T(-dot(r4.p, e4)), e4);
   }
 
-  void finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4,
-                  Termination termination);
+  void finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4, const V& n4,
+                  const T& n4_squared, Termination termination);
   bool complete_closest_point(const V& initial_normal, const Portal* start = nullptr,
                               const S* start_support = nullptr);
   void finish_best(const Candidate& best, const Portal& start, const S& fallback,
@@ -640,6 +647,10 @@ class Solver {
   const bool on_cores_;
   const double radius_a_;
   const double radius_b_;
+  const bool box_a_;  ///< A is a box: its core support is a corner of box_core_a_
+  const bool box_b_;
+  const Vec3 box_core_a_;  ///< half extents of a box's core (unused for other shapes)
+  const Vec3 box_core_b_;
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
   mutable std::uint32_t hint_b_ = 0;
@@ -669,24 +680,24 @@ class Solver {
 /// else it is completed to the Euclidean distance (case 2).
 template <class T>
 void Solver<T>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4,
-                           Termination termination) {
+                           const V& n4, const T& n4_squared, Termination termination) {
   // Signed offset of the portal plane along e4; positive when the origin is behind it (inside).
   const T plane_offset = (dot(r1.p, e4) + dot(r2.p, e4) + dot(r3.p, e4)) / T(3.0);
   const V foot = e4 * plane_offset;
-  // Barycentric coordinates of the foot from the signed areas of the sub-triangles.
-  const V normal = cross(r2.p - r1.p, r3.p - r1.p);
-  const T normal_squared = dot(normal, normal);
-  const T w1 = dot(cross(r2.p - foot, r3.p - foot), normal) / normal_squared;
-  const T w2 = dot(cross(r3.p - foot, r1.p - foot), normal) / normal_squared;
+  // Barycentric coordinates of the foot from the signed areas of the sub-triangles, against the
+  // portal's normal n4 = (r2 − r1) × (r3 − r1).
+  const T inverse_area = T(1.0) / n4_squared;
+  const T w1 = dot(cross(r2.p - foot, r3.p - foot), n4) * inverse_area;
+  const T w2 = dot(cross(r3.p - foot, r1.p - foot), n4) * inverse_area;
   const T w3 = T(1.0) - w1 - w2;
   const T slack = T(-epsilon_);
   if (w1 >= slack && w2 >= slack && w3 >= slack) {
     const T c1 = std::max(w1, T(0.0));
     const T c2 = std::max(w2, T(0.0));
     const T c3 = std::max(w3, T(0.0));
-    const T sum = c1 + c2 + c3;
-    const V a = (r1.a * c1 + r2.a * c2 + r3.a * c3) / sum;
-    const V b = (r1.b * c1 + r2.b * c2 + r3.b * c3) / sum;
+    const T inverse_sum = T(1.0) / (c1 + c2 + c3);
+    const V a = (r1.a * c1 + r2.a * c2 + r3.a * c3) * inverse_sum;
+    const V b = (r1.b * c1 + r2.b * c2 + r3.b * c3) * inverse_sum;
     result_.termination = termination;
     set_geometry(a, b, plane_offset >= T(0.0) ? T(-dot(r4.p, e4)) : T(-plane_offset), e4);
     return;
@@ -846,7 +857,7 @@ void Solver<T>::finish_best(const Candidate& best, const Portal& start, const S&
   if (best.tc2) {
     finish_tc2(r4, e4, termination);
   } else {
-    finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, termination);
+    finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, n4, dot(n4, n4), termination);
   }
 }
 
@@ -920,13 +931,16 @@ Result Solver<T>::run_portal() {
   bool valid_portal = false;
   if (warm_ != nullptr && warm_->valid && warm_->cores == on_cores_) {
     warm_supports(r1, r2, r3);
-    length_ = std::max({r0_norm, norm(V(r1.p - r0_)), norm(V(r2.p - r0_)), norm(V(r3.p - r0_))});
+    {
+      using std::sqrt;
+      const V v1 = r1.p - r0_, v2 = r2.p - r0_, v3 = r3.p - r0_;
+      length_ = std::max(r0_norm, T(sqrt(std::max({dot(v1, v1), dot(v2, v2), dot(v3, v3)}))));
+    }
     set_thresholds(c_A, c_B);
     ray_ = e1;
+    // find_portal first checks that (r0; r1, r2, r3) is a tetrahedron with r0 on its apex side.
     valid_portal = length_ > T(0.0) && length_ < T(std::numeric_limits<double>::infinity()) &&
-                   r0_norm > ray_threshold_ &&
-                   dot(V(r1.p - r0_), cross(V(r2.p - r0_), V(r3.p - r0_))) > volume_threshold_ &&
-                   find_portal();
+                   r0_norm > ray_threshold_ && find_portal();
     trust_hints_ = valid_portal;
   }
   result_.warm_started = warm_run_ = valid_portal;
@@ -1068,6 +1082,12 @@ Result Solver<T>::run_portal() {
       const T n4_norm = sqrt(n4_squared);
       result_.last_tolerance =
           relative_tolerance(std::min(tc2_scaled, tc3_squared_scaled) / n4_squared);
+      // The result's own value: the last one's when its condition gave the minimum.
+      const auto value_of = [&](const T& scaled) {
+        return scaled <= std::min(tc2_scaled, tc3_squared_scaled)
+                   ? result_.last_tolerance
+                   : relative_tolerance(scaled / n4_squared);
+      };
       const V e4 = n4 / n4_norm;
       if ((tc2_met || tc3_met || separated) && warm_tc1(portal, r4)) {
         save_portal(portal);
@@ -1086,15 +1106,16 @@ Result Solver<T>::run_portal() {
       if (tc2_met) {
         save_portal(portal);
         result_.result_iteration = iteration;
-        result_.result_tolerance = relative_tolerance(tc2_scaled / n4_squared);
+        result_.result_tolerance = value_of(tc2_scaled);
         finish_tc2(r4, e4, Termination::tc2);
         return result_;
       }
       if (tc3_met) {
         save_portal(portal);
         result_.result_iteration = iteration;
-        result_.result_tolerance = relative_tolerance(tc3_squared_scaled / n4_squared);
-        finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, Termination::tc3_inside);
+        result_.result_tolerance = value_of(tc3_squared_scaled);
+        finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, n4, n4_squared,
+                   Termination::tc3_inside);
         return result_;
       }
     }
