@@ -204,22 +204,19 @@ TEST_CASE("manifold: supporting features of box, cylinder, cone, capsule, beam, 
     REQUIRE(f.count == 1);
     CHECK((f.vertices[0] - Vec3(0, 0, -0.5)).norm() <= tol);
   }
-  SECTION("beam: flat face (stadium supports along ±u, ±v), long side, round end, edge") {
+  SECTION(
+      "beam: flat face (the ±45° rectangle, sliding near the tolerance), long side, round "
+      "end, edge") {
     // Length 1, width 0.4, thickness 0.2: straight part ±0.3, end radius 0.2, half thickness 0.1.
     const Shape beam = Shape::beam(1.0, 0.4, 0.2);
-    supporting_feature(beam, Vec3(0.01, 0, -1).normalized(), f);
-    REQUIRE(f.count == 4);  // u = +x: the tips and the middles of the straight edges
-    for (int i = 0; i < 4; ++i) CHECK(f.vertices[i].z() == Approx(-0.1).margin(tol));
-    CHECK((f.vertices[0] - Vec3(0.5, 0, -0.1)).norm() <= tol);
-    CHECK(has_vertex(f, Vec3(-0.5, 0, -0.1), tol));
-    CHECK(has_vertex(f, Vec3(0, 0.2, -0.1), tol));
-    CHECK(has_vertex(f, Vec3(0, -0.2, -0.1), tol));
-    // u at 60° from x (|u_x| = 0.5 ≥ 0.05): the round end's point (0.3 + 0.1, 0.2·sin 60°).
-    supporting_feature(beam, Vec3(0.005, 0.005 * std::sqrt(3.0), -1).normalized(), f);
-    CHECK((f.vertices[0] - Vec3(0.4, 0.1 * std::sqrt(3.0), -0.1)).norm() <= tol);
-    // Tilted towards 45°: the support point on the round end, (0.3 + 0.2/√2, 0.2/√2).
-    supporting_feature(beam, Vec3(0.01, 0.01, 1).normalized(), f);
     const double c = 0.2 / std::sqrt(2.0);
+    // Tilt just below 0.01 (half the tolerance): the fixed rectangle on the round ends at ±45°.
+    supporting_feature(beam, Vec3(0.01, 0, -1).normalized(), f);
+    REQUIRE(f.count == 4);
+    for (const double x : {-0.3 - c, 0.3 + c})
+      for (const double y : {-c, c}) CHECK(has_vertex(f, Vec3(x, y, -0.1), tol));
+    // Tilted towards 45° (sliding, tilt 0.01414): the 45° points are the exact supports already.
+    supporting_feature(beam, Vec3(0.01, 0.01, 1).normalized(), f);
     CHECK((f.vertices[0] - Vec3(0.3 + c, c, 0.1)).norm() <= tol);
     CHECK((f.vertices[2] + f.vertices[0] - Vec3(0, 0, 0.2)).norm() <= tol);
     supporting_feature(beam, Vec3(0, 1, 0), f);
@@ -234,6 +231,12 @@ TEST_CASE("manifold: supporting features of box, cylinder, cone, capsule, beam, 
     REQUIRE(f.count == 2);
     CHECK(has_vertex(f, Vec3(0.3, -0.2, 0.1), tol));
     CHECK(has_vertex(f, Vec3(-0.3, -0.2, 0.1), tol));
+    // The edge starts from the exact support point: u at 60° from −x, on the round end.
+    const Vec3 d = Vec3(-0.5 * 0.03, std::sqrt(0.75) * 0.03, -1).normalized();
+    supporting_feature(beam, d, f);
+    REQUIRE(f.count == 2);
+    CHECK((f.vertices[0] - Vec3(-0.3 - 0.1, 0.2 * std::sqrt(0.75), -0.1)).norm() <= tol);
+    CHECK((f.vertices[1] - Vec3(0.3, 0.2, -0.1)).norm() <= tol);
   }
   SECTION("hull: the face nearest the direction in cyclic order, else the support vertex") {
     const CubeHull cube(0.5);
@@ -377,6 +380,134 @@ TEST_CASE(
         CHECK(has_point_a(m, rim_W, tol));
         CHECK((m.points[0].point_a_W - m.points[1].point_a_W).norm() == Approx(l).margin(tol));
       }
+    }
+  }
+}
+
+TEST_CASE(
+    "manifold: a beam's flat face is the fixed ±45° rectangle below half the tolerance (8 tilt "
+    "directions, 1e-12 m), its points move continuously across half the tolerance and the "
+    "tolerance (jumps below 1e-12 of the size) to the exact support point there",
+    "[manifold]") {
+  using contactlab::manifold::kBeamFaceFixedFraction;
+  using contactlab::manifold::kDefaultSinTolerance;
+  // Length 1, width 0.4, thickness 0.2: straight part ±0.3, end radius 0.2, half thickness 0.1.
+  const Shape beam = Shape::beam(1.0, 0.4, 0.2);
+  const double seg = 0.3, R = 0.2, t = 0.1, c = R / std::sqrt(2.0), size = 0.5;
+  const double sin_tol = kDefaultSinTolerance, fixed = kBeamFaceFixedFraction * sin_tol;
+  const double cos_tol = std::sqrt(1.0 - sin_tol * sin_tol);  // as supporting_feature's
+  // Directions of the tilt: the axes (where the support jumps along the straight edges or sits
+  // on a tip) and in between.
+  const std::array<double, 8> angles{0.0, 0.3, kPi / 2, 2.0, kPi, 3.6, 3 * kPi / 2, 5.9};
+  // d with radial part s·(cos φ, sin φ) and z component z (not renormalised: the tests sit on
+  // the thresholds).
+  auto direction = [](double s, double phi, double z) {
+    return Vec3(s * std::cos(phi), s * std::sin(phi), z);
+  };
+  auto feature = [&](const Vec3& d) {
+    Feature f;
+    supporting_feature(beam, d, f);
+    return f;
+  };
+  // Largest distance between the i-th vertices of two features of equal count.
+  auto jump = [](const Feature& a, const Feature& b) {
+    REQUIRE(a.count == b.count);
+    double worst = 0.0;
+    for (int i = 0; i < a.count; ++i)
+      worst = std::max(worst, (a.vertices[i] - b.vertices[i]).norm());
+    return worst;
+  };
+  for (const double phi : angles) {
+    INFO("tilt direction " << phi << " rad");
+    for (const double sz : {-1.0, 1.0}) {
+      for (const double s : {0.0, 1e-9, 0.3 * fixed, 0.999 * fixed, fixed}) {
+        const Feature f = feature(direction(s, phi, sz * std::sqrt(1.0 - s * s)));
+        REQUIRE(f.count == 4);
+        for (const double x : {-seg - c, seg + c})
+          for (const double y : {-c, c}) CHECK(has_vertex(f, Vec3(x, y, sz * t), 1e-12));
+        // Cyclic order: consecutive vertices share an x or a y.
+        for (int i = 0; i < 4; ++i) {
+          const Vec3 e = (f.vertices[(i + 1) % 4] - f.vertices[i]).cwiseAbs();
+          CHECK(std::min(e.x(), e.y()) <= 1e-15);
+        }
+      }
+    }
+    // Across half the tolerance: the points start to slide without a jump.
+    for (const double ds : {1e-13, 1e-10}) {
+      const double below = fixed * (1.0 - ds), above = fixed * (1.0 + ds);
+      const Feature a = feature(direction(below, phi, -std::sqrt(1.0 - below * below)));
+      const Feature b = feature(direction(above, phi, -std::sqrt(1.0 - above * above)));
+      CHECK(jump(a, b) <= 1e-12 * size + 2.0 * R * ds);
+    }
+    // Within the sliding band: steps of a thousandth of it move the points by at most R times
+    // the blend's step (each half size moves by less than R times it).
+    const double step = (sin_tol - fixed) * 0.999999 / 1000.0;
+    double worst_step = 0.0;
+    Feature previous = feature(direction(fixed, phi, -std::sqrt(1.0 - fixed * fixed)));
+    for (int k = 1; k <= 1000; ++k) {
+      const double s = fixed + k * step;
+      const Feature next = feature(direction(s, phi, -std::sqrt(1.0 - s * s)));
+      worst_step = std::max(worst_step, jump(previous, next));
+      previous = next;
+    }
+    CHECK(worst_step <= R * step / (sin_tol - fixed) + 1e-15);
+    // At the tolerance: the face's vertex in the tilt's quadrant is the stadium's exact support
+    // point along u, and the feature just beyond (an edge or the round end's point) starts there.
+    const Vec3 at = direction(sin_tol, phi, -cos_tol);
+    const Feature face = feature(at);
+    REQUIRE(face.count == 4);
+    const double ux = std::cos(phi), uy = std::sin(phi);
+    const Vec3 support((ux < 0.0 ? -seg : seg) + R * ux, R * uy, -t);
+    CHECK(has_vertex(face, support, 1e-12 * size));
+    // Every vertex lies on the stadium's outline (a round end, or a straight edge's end).
+    for (int i = 0; i < 4; ++i) {
+      const Vec3& p = face.vertices[i];
+      CHECK(std::hypot(std::abs(p.x()) - seg, p.y()) == Approx(R).margin(1e-12));
+    }
+    const double z_beyond = std::nextafter(-cos_tol, 0.0);
+    const Feature beyond = feature(direction(std::sqrt(1.0 - z_beyond * z_beyond), phi, z_beyond));
+    REQUIRE(beyond.count <= 2);
+    CHECK(has_vertex(face, beyond.vertices[0], 1e-12 * size));
+  }
+  // Sliding is continuous across the axes too (the mirror images of u change sign there).
+  for (const double phi : {0.0, kPi / 2, kPi, 3 * kPi / 2}) {
+    const double s = fixed + 0.6 * (sin_tol - fixed);
+    const Feature a = feature(direction(s, phi - 1e-13, std::sqrt(1.0 - s * s)));
+    const Feature b = feature(direction(s, phi + 1e-13, std::sqrt(1.0 - s * s)));
+    CHECK(jump(a, b) <= 1e-12 * size);
+  }
+  // Near the long axis at the tolerance the two vertices of the lower end meet at its tip (the
+  // known limit: one point drops out).
+  const Feature tip = feature(direction(sin_tol, 0.0, -cos_tol));
+  CHECK((tip.vertices[0] - Vec3(seg + R, 0, -t)).norm() <= 1e-12);
+  CHECK((tip.vertices[3] - Vec3(seg + R, 0, -t)).norm() <= 1e-12);
+}
+
+TEST_CASE(
+    "manifold: a beam lying flat on a half-space or a box gives the 4 points of its ±45° "
+    "rectangle at the same depth, mpr and gjk_epa, within 1e-9 m",
+    "[manifold]") {
+  const double depth = 0.01, tol = 1e-9;
+  const Shape beam = Shape::beam(1.0, 0.4, 0.2);
+  const double c = 0.2 / std::sqrt(2.0);
+  const Shape floor = Shape::half_space(Vec3::UnitZ());
+  const Shape ground = Shape::box(Vec3(2.5, 1.5, 0.05));
+  const Pose X_ground = pose_at(Vec3(0, 0, -0.05));  // top at z = 0
+  // Turned by 0.4 rad about z, lying on its face at z = −δ.
+  const Pose X = make_pose(rotation_about(Vec3::UnitZ(), 0.4), Vec3(0.2, 0.1, 0.1 - depth));
+  for (const char* name : {"mpr", "gjk_epa"}) {
+    const auto np = make(name, 4);
+    for (const bool box_ground : {false, true}) {
+      const Shape& base = box_ground ? ground : floor;
+      const Pose X_base = box_ground ? X_ground : Pose{};
+      INFO(name << (box_ground ? " on a box" : " on a half-space"));
+      const ContactManifold m = query(*np, beam, X, base, X_base);
+      REQUIRE(m.count == 4);
+      check_manifold(m, tol);
+      for (int i = 0; i < 4; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));
+      for (const double x : {-0.3 - c, 0.3 + c})
+        for (const double y : {-c, c})
+          CHECK(has_point_a(m, X.transform_point(Vec3(x, y, -0.1)), tol));
     }
   }
 }

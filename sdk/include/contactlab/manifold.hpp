@@ -11,9 +11,11 @@
 //    segment or point of the shape's core that is extremal along the direction within a small
 //    angular tolerance (supporting_feature()): a box face, edge or corner; a cylinder's cap (a rim
 //    polygon), side (a segment of its surface line) or rim point; a cone's base, side or apex; a
-//    capsule's axis or end; a beam's flat face, side, edge or round end; a hull's face, edge or
-//    vertex; a point for spheres and ellipsoids. The shape is that core swept by a radius (the
-//    smoothing radius; a sphere's or capsule's radius), added back along n.
+//    capsule's axis or end; a beam's flat face (a fixed rectangle of 4 points on its round ends
+//    near the face's normal, sliding to the exact support points towards the tolerance:
+//    detail::beam_face_vertices()), side, edge or round end; a hull's face, edge or vertex; a
+//    point for spheres and ellipsoids. The shape is that core swept by a radius (the smoothing
+//    radius; a sphere's or capsule's radius), added back along n.
 // 2. The features clipped against each other in the contact plane (Sutherland & Hodgman 1974): a
 //    polygon or segment of A against the side planes (containing n) of B's polygon, or B's segment
 //    against A's polygon, or two parallel segments against each other's ends. A half-space's
@@ -37,6 +39,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 
 #include "contactlab/contact.hpp"
 #include "contactlab/math.hpp"
@@ -54,9 +57,10 @@ inline constexpr int kMaxClipPoints = 2 * kMaxFeatureVertices;
 /// depths (the cap flat, u ill-defined) its forces have no moment whatever u is. A finer polygon
 /// reduced to four points would switch between rotated squares as the deepest vertex changes.
 inline constexpr int kRimVertices = 4;
-/// |x| component of a direction below which a beam face's support point slides along the straight
-/// edge (see detail::beam_feature).
-inline constexpr double kStadiumBlend = 0.05;
+/// Fraction of the angular tolerance within which a beam's flat face is a fixed rectangle: while
+/// the face's tilt (the sine of the angle between the direction and the face's normal) is below
+/// kBeamFaceFixedFraction·sin_tolerance its 4 points do not move (detail::beam_face_vertices).
+inline constexpr double kBeamFaceFixedFraction = 0.5;
 /// Default angular tolerance of a supporting feature, as the sine of the angle (about 1.15°): the
 /// direction may be this far from the feature's normal (cone).
 inline constexpr double kDefaultSinTolerance = 0.02;
@@ -189,34 +193,50 @@ inline void axial_feature(double base, double top, double h, const Vec3& d, doub
   point_feature(d.dot(t) > d.dot(b) ? t : b, out);
 }
 
+/// The 4 vertices of a beam's flat face at height z (the stadium: the segment ±seg along x swept
+/// by the end radius R), in cyclic order, for a direction d (unit) within sin_tol of the face's
+/// normal; tilt = |(d.x, d.y)|, the sine of the angle between them.
+/// - tilt ≤ kBeamFaceFixedFraction·sin_tol: the fixed rectangle (±(seg + R/√2), ±R/√2, z), the
+///   points of the two round ends at ±45°. A beam resting flat has its 4 points at fixed places in
+///   its frame, symmetric about its centre: the contact force is smooth there (no turning points)
+///   and equal forces on the 4 points have no moment.
+/// - Beyond, up to sin_tol: each vertex slides, linearly in the tilt, to the exact support point
+///   of the stadium along its own direction, i.e. along the tilt direction u = (d.x, d.y)/tilt
+///   mirrored into the vertex's quadrant (σx·|u.x|, σy·|u.y|): (σx·(seg + R·|u.x|), σy·R·|u.y|, z).
+///   At sin_tol the vertex in u's quadrant is the stadium's exact support point along u, where
+///   the edge and end features beyond the tolerance start (beam_feature). The vertices stay on
+///   the axes' mirror images of one another (a rectangle) and move continuously with d: the
+///   feature is continuous in d wherever it is a face.
+/// Known limits: while the vertices slide (tilt above half the tolerance), a point's place depends
+/// on the orientation, so the contact force there is not exactly energy-conserving (it is on the
+/// fixed rectangle); and close to the long axis (u near ±x) the two vertices of the lower round
+/// end come together at its tip, so one point drops out (3 distinct points).
+inline void beam_face_vertices(double seg, double R, double z, const Vec3& d, double sin_tol,
+                               Feature& out) {
+  const double corner = R / std::numbers::sqrt2;
+  double rx = corner, ry = corner;  // the rectangle's half sizes about the round ends' centres
+  const double tilt = std::hypot(d.x(), d.y());
+  const double fixed = kBeamFaceFixedFraction * sin_tol;
+  if (tilt > fixed) {
+    const double blend = std::min(1.0, (tilt - fixed) / (sin_tol - fixed));
+    rx += blend * (R * std::abs(d.x()) / tilt - corner);
+    ry += blend * (R * std::abs(d.y()) / tilt - corner);
+  }
+  out.vertices[0] = Vec3(seg + rx, ry, z);
+  out.vertices[1] = Vec3(-seg - rx, ry, z);
+  out.vertices[2] = Vec3(-seg - rx, -ry, z);
+  out.vertices[3] = Vec3(seg + rx, -ry, z);
+  out.count = 4;
+}
+
 /// Beam core: a stadium in x–y (segment ±seg along x swept by end radius R) of half thickness t.
 inline void beam_feature(double seg, double R, double t, const Vec3& d, double sin_tol,
                          double cos_tol, Feature& out) {
   const double sx = d.x() < 0.0 ? -1.0 : 1.0, sy = d.y() < 0.0 ? -1.0 : 1.0;
   const double sz = d.z() < 0.0 ? -1.0 : 1.0;
   const Vec3 u = unit_radial(d);
-  const Vec3 rim(sx * seg + R * u.x(), R * u.y(), 0.0);  // support point of the stadium
-  if (std::abs(d.z()) >= cos_tol) {
-    // The flat face: the stadium's support points along u (d's radial part), v = u turned by 90°,
-    // −u and −v: the first is the face's lowest point when it tilts towards u, and the four are
-    // symmetric about the centre, so equal forces on them have no moment whatever u is (u turns
-    // freely as the face comes flat) — the same rule as a cylinder's cap (no reduction needed).
-    // On a straight edge every point supports; the true support jumps from one end of the edge
-    // to the other as w crosses ±y, so within kStadiumBlend of ±y the point slides along the
-    // edge instead (continuous in w; at most seg·kStadiumBlend/4 times the tilt less deep).
-    const Vec3 v(-u.y(), u.x(), 0.0);
-    auto support = [&](const Vec3& w) {
-      return Vec3(seg * std::clamp(w.x() / kStadiumBlend, -1.0, 1.0) + R * w.x(), R * w.y(), 0.0);
-    };
-    const Vec3 su = support(u), sv = support(v);
-    const Vec3 face(0.0, 0.0, sz * t);
-    out.vertices[0] = su + face;
-    out.vertices[1] = sv + face;
-    out.vertices[2] = face - su;
-    out.vertices[3] = face - sv;
-    out.count = 4;
-    return;
-  }
+  const Vec3 rim(sx * seg + R * u.x(), R * u.y(), 0.0);  // exact support point of the stadium
+  if (std::abs(d.z()) >= cos_tol) return beam_face_vertices(seg, R, sz * t, d, sin_tol, out);
   if (std::abs(d.z()) <= sin_tol) {
     if (std::abs(d.x()) <= sin_tol && seg > 0.0) {
       // The flat long side y = ±R.
@@ -230,7 +250,9 @@ inline void beam_feature(double seg, double R, double t, const Vec3& d, double s
     return segment_feature(rim + Vec3(0.0, 0.0, t), rim - Vec3(0.0, 0.0, t), out);
   }
   if (std::abs(d.x()) <= sin_tol && seg > 0.0) {
-    return segment_feature(Vec3(seg, sy * R, sz * t), Vec3(-seg, sy * R, sz * t), out);
+    // The straight edge y = sy·R of the face, from the exact support point (where the face's
+    // sliding vertex ends at the tolerance) to the edge's far end.
+    return segment_feature(rim + Vec3(0.0, 0.0, sz * t), Vec3(-sx * seg, sy * R, sz * t), out);
   }
   point_feature(rim + Vec3(0.0, 0.0, sz * t), out);
 }
