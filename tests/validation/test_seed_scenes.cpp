@@ -352,13 +352,13 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Modia3D's BouncingCones, BouncingFrustums and BouncingCapsules "
+    "Modia3D's BouncingCones, BouncingFrustums, BouncingCapsules and BouncingBeams "
     "(configs/modia_bouncing_*.yaml, "
     "cvode with mpr's 4-point manifolds) run to the end, every body lands (its centre 0.3 m below "
     "its start), and the total energy never rises by more than 1e-7 of the initial energy between "
     "output times") {
   for (const char* file : {"modia_bouncing_cones.yaml", "modia_bouncing_frustums.yaml",
-                           "modia_bouncing_capsules.yaml"}) {
+                           "modia_bouncing_capsules.yaml", "modia_bouncing_beams.yaml"}) {
     core::PluginRegistry registry;
     const core::Scene scene = core::load_experiment(config_file(file), {}, registry);
     REQUIRE(scene.integrator.type == "cvode");
