@@ -315,73 +315,90 @@ TEST_CASE("manifold: clipping of hand-computed polygons and segments within 1e-1
   }
 }
 
+/// The grounds the lying-shape tests rest on, each with its top at z = 0.
+struct Ground {
+  Shape shape;
+  Pose pose;
+  const char* label;
+};
+std::array<Ground, 2> grounds() {
+  return {Ground{Shape::half_space(Vec3::UnitZ()), Pose{}, "half-space"},
+          Ground{Shape::box(Vec3(2.5, 1.5, 0.05)), pose_at(Vec3(0, 0, -0.05)), "box"}};
+}
+
+/// Calls f(narrow phase, its name, ground) for mpr and gjk_epa, 4 manifold points, on each ground.
+template <class F>
+void for_each_narrow_phase_and_ground(F&& f) {
+  for (const char* name : {"mpr", "gjk_epa"}) {
+    const auto np = make(name, 4);
+    for (const Ground& ground : grounds()) {
+      INFO(name << " on a " << ground.label);
+      f(*np, std::string(name), ground);
+    }
+  }
+}
+
 TEST_CASE(
     "manifold: a cylinder, capsule and cone lying on a half-space or a box give the two ends of "
     "the contact line with the exact depth, mpr and gjk_epa, within 1e-9 m",
     "[manifold]") {
   const double depth = 0.01, tol = 1e-9;
-  const Shape floor = Shape::half_space(Vec3::UnitZ());
-  const Shape ground = Shape::box(Vec3(2.5, 1.5, 0.05));
-  const Pose X_ground = pose_at(Vec3(0, 0, -0.05));  // top at z = 0
-  for (const char* name : {"mpr", "gjk_epa"}) {
-    const auto np = make(name, 4);
-    for (const bool box_ground : {false, true}) {
-      const Shape& base = box_ground ? ground : floor;
-      const Pose X_base = box_ground ? X_ground : Pose{};
-      INFO(name << (box_ground ? " on a box" : " on a half-space"));
-      SECTION(std::string("cylinder ") + name + (box_ground ? " box" : " half-space")) {
-        // Axis along y (turned about x), rolled by 0.4 rad about its own axis (no effect).
-        const Shape cylinder = Shape::cylinder(0.3, 1.0);
-        const Pose X =
-            make_pose(rotation_about(Vec3::UnitX(), kPi / 2) * rotation_about(Vec3::UnitZ(), 0.4),
-                      Vec3(0.2, 0.1, 0.3 - depth));
-        for (const bool swapped : {false, true}) {
-          ContactManifold m = swapped ? query(*np, base, X_base, cylinder, X)
-                                      : query(*np, cylinder, X, base, X_base);
-          if (swapped) contactlab::plugins::swap_order(m);
+  for_each_narrow_phase_and_ground(
+      [&](NarrowPhase& np, const std::string& name, const Ground& ground) {
+        const Shape& base = ground.shape;
+        const Pose& X_base = ground.pose;
+        SECTION(std::string("cylinder ") + name + " " + ground.label) {
+          // Axis along y (turned about x), rolled by 0.4 rad about its own axis (no effect).
+          const Shape cylinder = Shape::cylinder(0.3, 1.0);
+          const Pose X =
+              make_pose(rotation_about(Vec3::UnitX(), kPi / 2) * rotation_about(Vec3::UnitZ(), 0.4),
+                        Vec3(0.2, 0.1, 0.3 - depth));
+          for (const bool swapped : {false, true}) {
+            ContactManifold m = swapped ? query(np, base, X_base, cylinder, X)
+                                        : query(np, cylinder, X, base, X_base);
+            if (swapped) contactlab::plugins::swap_order(m);
+            REQUIRE(m.count == 2);
+            check_manifold(m, tol);
+            for (int i = 0; i < 2; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));
+            CHECK(has_point_a(m, Vec3(0.2, 0.6, -depth), tol));
+            CHECK(has_point_a(m, Vec3(0.2, -0.4, -depth), tol));
+          }
+        }
+        SECTION(std::string("capsule ") + name + " " + ground.label) {
+          const Shape capsule = Shape::capsule(0.2, 1.0);
+          const Pose X = make_pose(rotation_about(Vec3::UnitY(), kPi / 2), Vec3(0, 0, 0.2 - depth));
+          const ContactManifold m = query(np, capsule, X, base, X_base);
           REQUIRE(m.count == 2);
           check_manifold(m, tol);
           for (int i = 0; i < 2; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));
-          CHECK(has_point_a(m, Vec3(0.2, 0.6, -depth), tol));
-          CHECK(has_point_a(m, Vec3(0.2, -0.4, -depth), tol));
+          CHECK(has_point_a(m, Vec3(0.5, 0, -depth), tol));
+          CHECK(has_point_a(m, Vec3(-0.5, 0, -depth), tol));
         }
-      }
-      SECTION(std::string("capsule ") + name + (box_ground ? " box" : " half-space")) {
-        const Shape capsule = Shape::capsule(0.2, 1.0);
-        const Pose X = make_pose(rotation_about(Vec3::UnitY(), kPi / 2), Vec3(0, 0, 0.2 - depth));
-        const ContactManifold m = query(*np, capsule, X, base, X_base);
-        REQUIRE(m.count == 2);
-        check_manifold(m, tol);
-        for (int i = 0; i < 2; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));
-        CHECK(has_point_a(m, Vec3(0.5, 0, -depth), tol));
-        CHECK(has_point_a(m, Vec3(-0.5, 0, -depth), tol));
-      }
-      SECTION(std::string("cone ") + name + (box_ground ? " box" : " half-space")) {
-        // The side line (from the base rim (R, 0, −h) to the apex) laid along world x at z = −δ:
-        // the side's outward normal m = (2h, 0, R)/l turned to −z.
-        const double R = 0.2, h = 0.5, l = std::hypot(2 * h, R);
-        const Shape cone = Shape::cone(R, 0.0, 2 * h);
-        const Vec3 g_G = Vec3(-R, 0, 2 * h) / l, m_G = Vec3(2 * h, 0, R) / l;
-        Mat3 B_G, B_W;
-        B_G << g_G, m_G, g_G.cross(m_G);
-        B_W << Vec3::UnitX(), -Vec3::UnitZ(), Vec3::UnitX().cross(-Vec3::UnitZ());
-        const Mat3 R_WG = B_W * B_G.transpose();
-        const Vec3 apex_offset = R_WG * Vec3(0, 0, h);
-        const Pose X = make_pose(R_WG, Vec3(0.1, 0.2, -depth) - apex_offset);
-        const Vec3 apex_W = X.transform_point(Vec3(0, 0, h));
-        const Vec3 rim_W = X.transform_point(Vec3(R, 0, -h));
-        REQUIRE(apex_W.z() == Approx(-depth).margin(1e-15));
-        REQUIRE(rim_W.z() == Approx(-depth).margin(1e-15));
-        const ContactManifold m = query(*np, cone, X, base, X_base);
-        REQUIRE(m.count == 2);
-        check_manifold(m, tol);
-        for (int i = 0; i < 2; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));
-        CHECK(has_point_a(m, apex_W, tol));
-        CHECK(has_point_a(m, rim_W, tol));
-        CHECK((m.points[0].point_a_W - m.points[1].point_a_W).norm() == Approx(l).margin(tol));
-      }
-    }
-  }
+        SECTION(std::string("cone ") + name + " " + ground.label) {
+          // The side line (from the base rim (R, 0, −h) to the apex) laid along world x at z = −δ:
+          // the side's outward normal m = (2h, 0, R)/l turned to −z.
+          const double R = 0.2, h = 0.5, l = std::hypot(2 * h, R);
+          const Shape cone = Shape::cone(R, 0.0, 2 * h);
+          const Vec3 g_G = Vec3(-R, 0, 2 * h) / l, m_G = Vec3(2 * h, 0, R) / l;
+          Mat3 B_G, B_W;
+          B_G << g_G, m_G, g_G.cross(m_G);
+          B_W << Vec3::UnitX(), -Vec3::UnitZ(), Vec3::UnitX().cross(-Vec3::UnitZ());
+          const Mat3 R_WG = B_W * B_G.transpose();
+          const Vec3 apex_offset = R_WG * Vec3(0, 0, h);
+          const Pose X = make_pose(R_WG, Vec3(0.1, 0.2, -depth) - apex_offset);
+          const Vec3 apex_W = X.transform_point(Vec3(0, 0, h));
+          const Vec3 rim_W = X.transform_point(Vec3(R, 0, -h));
+          REQUIRE(apex_W.z() == Approx(-depth).margin(1e-15));
+          REQUIRE(rim_W.z() == Approx(-depth).margin(1e-15));
+          const ContactManifold m = query(np, cone, X, base, X_base);
+          REQUIRE(m.count == 2);
+          check_manifold(m, tol);
+          for (int i = 0; i < 2; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));
+          CHECK(has_point_a(m, apex_W, tol));
+          CHECK(has_point_a(m, rim_W, tol));
+          CHECK((m.points[0].point_a_W - m.points[1].point_a_W).norm() == Approx(l).margin(tol));
+        }
+      });
 }
 
 TEST_CASE(
@@ -488,26 +505,17 @@ TEST_CASE(
   const double depth = 0.01, tol = 1e-9;
   const Shape beam = Shape::beam(1.0, 0.4, 0.2);
   const double c = 0.2 / std::sqrt(2.0);
-  const Shape floor = Shape::half_space(Vec3::UnitZ());
-  const Shape ground = Shape::box(Vec3(2.5, 1.5, 0.05));
-  const Pose X_ground = pose_at(Vec3(0, 0, -0.05));  // top at z = 0
   // Turned by 0.4 rad about z, lying on its face at z = −δ.
   const Pose X = make_pose(rotation_about(Vec3::UnitZ(), 0.4), Vec3(0.2, 0.1, 0.1 - depth));
-  for (const char* name : {"mpr", "gjk_epa"}) {
-    const auto np = make(name, 4);
-    for (const bool box_ground : {false, true}) {
-      const Shape& base = box_ground ? ground : floor;
-      const Pose X_base = box_ground ? X_ground : Pose{};
-      INFO(name << (box_ground ? " on a box" : " on a half-space"));
-      const ContactManifold m = query(*np, beam, X, base, X_base);
-      REQUIRE(m.count == 4);
-      check_manifold(m, tol);
-      for (int i = 0; i < 4; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));
-      for (const double x : {-0.3 - c, 0.3 + c})
-        for (const double y : {-c, c})
-          CHECK(has_point_a(m, X.transform_point(Vec3(x, y, -0.1)), tol));
-    }
-  }
+  for_each_narrow_phase_and_ground([&](NarrowPhase& np, const std::string&, const Ground& ground) {
+    const ContactManifold m = query(np, beam, X, ground.shape, ground.pose);
+    REQUIRE(m.count == 4);
+    check_manifold(m, tol);
+    for (int i = 0; i < 4; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));
+    for (const double x : {-0.3 - c, 0.3 + c})
+      for (const double y : {-c, c})
+        CHECK(has_point_a(m, X.transform_point(Vec3(x, y, -0.1)), tol));
+  });
 }
 
 TEST_CASE(
