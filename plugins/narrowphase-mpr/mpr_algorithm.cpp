@@ -422,7 +422,9 @@ constexpr std::uint32_t kClimbSeeds = 32;
 template <class T>
 class Solver {
  public:
-  Solver(const PosedPair& pair, const Settings& settings, bool on_cores, WarmPortal* warm)
+  /// The query's answer is written into `result` (reset here).
+  Solver(const PosedPair& pair, const Settings& settings, bool on_cores, WarmPortal* warm,
+         Result& result)
       : pair_(pair),
         warm_(warm),
         on_cores_(on_cores),
@@ -434,10 +436,13 @@ class Solver {
         box_core_b_(pair.b.half_extents_m - Vec3::Constant(pair.b.smoothing_radius_m)),
         max_iterations_(std::max<std::int32_t>(1, settings.max_iterations)),
         tolerance_(settings.tolerance),
-        epsilon_(kEpsilonFactor * machine_epsilon<T>()) {}
+        epsilon_(kEpsilonFactor * machine_epsilon<T>()),
+        result_(result) {
+    result_ = Result{};
+  }
 
   /// The query; in the cores mode the swept radii are added to the result.
-  Result run();
+  void run();
   /// Cores mode: the cores intersect where their difference is degenerate, so this run has no
   /// answer and the full shapes must be used.
   bool needs_full_shapes() const { return needs_full_shapes_; }
@@ -539,7 +544,7 @@ class Solver {
     finish_on_ray(r, e, Termination::degenerate_start);
   }
 
-  Result run_portal();
+  void run_portal();
   /// A termination value given by its square [m²], relative to the size of A ⊖ B (one formula
   /// for the result's and the last iterate's values, so that equal values compare equal).
   double relative_tolerance(const T& value_squared) const {
@@ -669,7 +674,7 @@ class Solver {
   T volume_threshold_{};  ///< tetrahedron volumes (×6) [m³]
   V r0_;
   V ray_;  ///< unit direction of the origin ray, from r0 towards the origin
-  Result result_;
+  Result& result_;
 };
 
 /// TC3 (L440–444): the portal lies on the boundary of A ⊖ B within tolerance. A penetrating pair
@@ -862,7 +867,7 @@ void Solver<T>::finish_best(const Candidate& best, const Portal& start, const S&
 }
 
 template <class T>
-Result Solver<T>::run() {
+void Solver<T>::run() {
   run_portal();
   if (on_cores_ && !radii_applied_ && !needs_full_shapes_) {
     // A ⊖ B is the cores' difference grown by a ball of radius r_A + r_B.
@@ -871,11 +876,11 @@ Result Solver<T>::run() {
     g.point_a_W += radius_a_ * g.normal_W;
     g.point_b_W -= radius_b_ * g.normal_W;
   }
-  return result_;
+  return;
 }
 
 template <class T>
-Result Solver<T>::run_portal() {
+void Solver<T>::run_portal() {
   using std::abs;
   // ----- Phase 1: interior point and initial portal (Neumayr §6.1.1, L296–306) -----
   const Vec3 c_A = interior_point(pair_.a);
@@ -952,7 +957,7 @@ Result Solver<T>::run_portal() {
     if (!(length_ > T(0.0)) || !(length_ < T(std::numeric_limits<double>::infinity()))) {
       // Both shapes are single points at the same place, or the input is not finite.
       finish_degenerate_start(r1, e1);
-      return result_;
+      return;
     }
 
     if (!(r0_norm > ray_threshold_)) {
@@ -966,7 +971,7 @@ Result Solver<T>::run_portal() {
       r0_norm = norm(r0_);
       if (!(r0_norm > T(0.0))) {
         finish_on_ray(r1, e1, Termination::degenerate_start);
-        return result_;
+        return;
       }
       e1 = -r0_ / r0_norm;
       r1 = support(e1);
@@ -981,7 +986,7 @@ Result Solver<T>::run_portal() {
     const V n2 = cross(e1, r1.p);
     if (!(dot(n2, n2) > ray_threshold_ * ray_threshold_)) {
       finish_on_ray(r1, e1, Termination::tc1);
-      return result_;
+      return;
     }
 
     const T area_squared = area_threshold_ * area_threshold_;
@@ -996,7 +1001,7 @@ Result Solver<T>::run_portal() {
       if (!(dot(n3, n3) > area_squared)) {
         // L348: A ⊖ B is planar (2-D MPR is not supported) — keep the support-plane estimate.
         finish_degenerate_start(ray_support_, e1);
-        return result_;
+        return;
       }
     }
     if (dot(n3, ray_) < T(0.0)) {
@@ -1011,7 +1016,7 @@ Result Solver<T>::run_portal() {
       n123 = cross(r2.p - r1.p, r3.p - r1.p);
       if (!(dot(n123, n123) > area_squared)) {
         finish_degenerate_start(ray_support_, e1);
-        return result_;
+        return;
       }
       std::swap(r1, r2);  // r3 now lies behind the plane (r0, r1, r2): restore the orientation
     }
@@ -1024,7 +1029,7 @@ Result Solver<T>::run_portal() {
         result_.iteration_limit_hit = true;
         finish_on_ray(ray_support_, e1, Termination::iteration_limit);
       }
-      return result_;
+      return;
     }
   }
   const T area_squared = area_threshold_ * area_threshold_;
@@ -1061,7 +1066,7 @@ Result Solver<T>::run_portal() {
       result_.degenerate = true;
       record_last_tolerance();
       finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
-      return result_;
+      return;
     }
     const S r4 = support(n4);
     const V off_ray = cross(r4.p, n4);
@@ -1091,7 +1096,7 @@ Result Solver<T>::run_portal() {
       const V e4 = n4 / n4_norm;
       if ((tc2_met || tc3_met || separated) && warm_tc1(portal, r4)) {
         save_portal(portal);
-        return result_;
+        return;
       }
       if (separated) {
         completion_tried = true;
@@ -1100,7 +1105,7 @@ Result Solver<T>::run_portal() {
           result_.result_iteration = iteration;
           result_.result_tolerance = result_.last_tolerance;
           result_.termination = Termination::separated_closest_point;
-          return result_;
+          return;
         }
       }
       if (tc2_met) {
@@ -1108,7 +1113,7 @@ Result Solver<T>::run_portal() {
         result_.result_iteration = iteration;
         result_.result_tolerance = value_of(tc2_scaled);
         finish_tc2(r4, e4, Termination::tc2);
-        return result_;
+        return;
       }
       if (tc3_met) {
         save_portal(portal);
@@ -1116,7 +1121,7 @@ Result Solver<T>::run_portal() {
         result_.result_tolerance = value_of(tc3_squared_scaled);
         finish_tc3(portal.r1, portal.r2, portal.r3, r4, e4, n4, n4_squared,
                    Termination::tc3_inside);
-        return result_;
+        return;
       }
     }
     // Best so far (L403–404): the smallest termination value seen, with the iterate it came from
@@ -1133,13 +1138,13 @@ Result Solver<T>::run_portal() {
       result_.degenerate = true;
       record_last_tolerance();
       finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
-      return result_;
+      return;
     }
   }
   // L412–415: iteration limit, return the best so far (not the last iterate).
   result_.iteration_limit_hit = true;
   finish_best(best, start, ray_support(), e1, Termination::iteration_limit);
-  return result_;
+  return;
 }
 
 }  // namespace
@@ -1183,11 +1188,11 @@ bool polytope_core(const Shape& shape) {
 }
 
 template <class Scalar>
-Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                       const Settings& settings, WarmPortal* warm) {
+void signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                     const Settings& settings, WarmPortal* warm, Result& result) {
   if (settings.on_cores && a.type == ShapeType::sphere && b.type == ShapeType::sphere) {
-    Result result;
-    if (sphere_cores_tc1<Scalar>(a, X_WA, b, X_WB, result)) return result;
+    result = Result{};
+    if (sphere_cores_tc1<Scalar>(a, X_WA, b, X_WB, result)) return;
   }
   const Mat3 R_AW = X_WA.R.transpose();
   const PosedPair pair{a, b, R_AW * X_WB.R, R_AW * (X_WB.p - X_WA.p), R_AW.col(2)};
@@ -1201,14 +1206,13 @@ Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const P
     warm->valid = false;
     warm = nullptr;
   }
-  Result result;
   if (settings.on_cores && swept) {
-    Solver<Scalar> solver(pair, settings, true, warm);
-    result = solver.run();
+    Solver<Scalar> solver(pair, settings, true, warm, result);
+    solver.run();
     if (solver.needs_full_shapes()) {
       const Result cores = result;
-      Solver<Scalar> full(pair, settings, false, nullptr);  // full shapes with radii: curved
-      result = full.run();
+      Solver<Scalar> full(pair, settings, false, nullptr, result);  // full shapes: curved
+      full.run();
       result.full_shape_rerun = true;
       result.phase2_iterations += cores.phase2_iterations;
       result.phase3_iterations += cores.phase3_iterations;
@@ -1216,14 +1220,21 @@ Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const P
       result.iteration_limit_hit = result.iteration_limit_hit || cores.iteration_limit_hit;
     }
   } else {
-    Solver<Scalar> solver(pair, settings, false, warm);
-    result = solver.run();
+    Solver<Scalar> solver(pair, settings, false, warm, result);
+    solver.run();
   }
   // From the frame of A to the world.
   ContactGeometry& g = result.geometry;
   g.normal_W = X_WA.R * g.normal_W;
   g.point_a_W = X_WA.transform_point(g.point_a_W);
   g.point_b_W = X_WA.transform_point(g.point_b_W);
+}
+
+template <class Scalar>
+Result signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                       const Settings& settings, WarmPortal* warm) {
+  Result result;
+  signed_distance<Scalar>(a, X_WA, b, X_WB, settings, warm, result);
   return result;
 }
 
@@ -1234,17 +1245,24 @@ template Result signed_distance<long double>(const Shape&, const Pose&, const Sh
 template Result signed_distance<DoubleDouble>(const Shape&, const Pose&, const Shape&, const Pose&,
                                               const Settings&, WarmPortal*);
 
-Result signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
-                       const Pose& X_WB, const Settings& settings, WarmPortal* warm) {
+void signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
+                     const Pose& X_WB, const Settings& settings, WarmPortal* warm, Result& result) {
   switch (precision) {
     case Precision::long_double:
-      return signed_distance<long double>(a, X_WA, b, X_WB, settings, warm);
+      return signed_distance<long double>(a, X_WA, b, X_WB, settings, warm, result);
     case Precision::double_double:
-      return signed_distance<DoubleDouble>(a, X_WA, b, X_WB, settings, warm);
+      return signed_distance<DoubleDouble>(a, X_WA, b, X_WB, settings, warm, result);
     case Precision::double_precision:
       break;
   }
-  return signed_distance<double>(a, X_WA, b, X_WB, settings, warm);
+  signed_distance<double>(a, X_WA, b, X_WB, settings, warm, result);
+}
+
+Result signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
+                       const Pose& X_WB, const Settings& settings, WarmPortal* warm) {
+  Result result;
+  signed_distance(precision, a, X_WA, b, X_WB, settings, warm, result);
+  return result;
 }
 
 }  // namespace contactlab::plugins::mpr

@@ -163,5 +163,8 @@ extern template Result signed_distance<DoubleDouble>(const Shape&, const Pose&, 
 /// The same, with the precision chosen at run time.
 Result signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
                        const Pose& X_WB, const Settings& settings, WarmPortal* warm = nullptr);
+/// The same, written into `result` (no copy of the Result: the plugin's per-query path).
+void signed_distance(Precision precision, const Shape& a, const Pose& X_WA, const Shape& b,
+                     const Pose& X_WB, const Settings& settings, WarmPortal* warm, Result& result);
 
 }  // namespace contactlab::plugins::mpr

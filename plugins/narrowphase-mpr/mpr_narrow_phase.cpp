@@ -179,11 +179,11 @@ void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, con
   if (warm_start_) {
     mpr::WarmPortal warm;
     read_portal(cache, warm);
-    last_result_ = mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_, &warm);
+    mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_, &warm, last_result_);
     write_portal(warm, cache);
     if (last_result_.warm_started) ++statistics_.warm_starts;
   } else {
-    last_result_ = mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_);
+    mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_, nullptr, last_result_);
   }
   out = last_result_.geometry;
   manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
