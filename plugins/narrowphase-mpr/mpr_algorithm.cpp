@@ -515,9 +515,13 @@ class Solver {
                    R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez,
                    R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez);
     // Boxes (the commonest polytope) with their core half extents kept: no dispatch.
-    Vec3 a = box_a_ ? box_corner(box_core_a_, e_A)
+    // (box_corner written out: GCC keeps the SDK's out of line here.)
+    Vec3 a = box_a_ ? Vec3(std::copysign(box_core_a_.x(), ex), std::copysign(box_core_a_.y(), ey),
+                           std::copysign(box_core_a_.z(), ez))
                     : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
-    Vec3 b = box_b_ ? box_corner(box_core_b_, -e_B)
+    Vec3 b = box_b_ ? Vec3(-std::copysign(box_core_b_.x(), e_B.x()),
+                           -std::copysign(box_core_b_.y(), e_B.y()),
+                           -std::copysign(box_core_b_.z(), e_B.z()))
                     : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
     if (!cores) {
       if (radius_a_ > 0.0) a += radius_a_ / e_A.norm() * e_A;
@@ -1044,8 +1048,8 @@ void Solver<T>::run_portal() {
   // point), and TC2/TC3 are compared in squares scaled by |n4|² (|r4 × n4|² ≤ τ²|n4|² is
   // |r4 × e4| ≤ τ, and (r4 − r1)·n4 ≤ τ|n4| is (r4 − r1)·e4 ≤ τ). e4 itself is formed only where
   // the loop ends. The best-so-far bookkeeping (one division) is off that path.
-  const Portal start{r1, r2, r3};
-  Portal portal = start;
+  // r1, r2, r3 stay the phase-3 start portal (finish_best replays from it; copied only there).
+  Portal portal{r1, r2, r3};
   Candidate best;
   const T tc_squared = tc_threshold_ * tc_threshold_;
   // The previous iterate's termination values (scaled as below), for last_tolerance when a
@@ -1065,7 +1069,7 @@ void Solver<T>::run_portal() {
     if (!(n4_squared > area_squared)) {
       result_.degenerate = true;
       record_last_tolerance();
-      finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
+      finish_best(best, Portal{r1, r2, r3}, ray_support(), e1, Termination::degenerate_portal);
       return;
     }
     const S r4 = support(n4);
@@ -1137,13 +1141,13 @@ void Solver<T>::run_portal() {
       // L406–409: no candidate portal is valid (rounding), return the best so far.
       result_.degenerate = true;
       record_last_tolerance();
-      finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
+      finish_best(best, Portal{r1, r2, r3}, ray_support(), e1, Termination::degenerate_portal);
       return;
     }
   }
   // L412–415: iteration limit, return the best so far (not the last iterate).
   result_.iteration_limit_hit = true;
-  finish_best(best, start, ray_support(), e1, Termination::iteration_limit);
+  finish_best(best, Portal{r1, r2, r3}, ray_support(), e1, Termination::iteration_limit);
   return;
 }
 
