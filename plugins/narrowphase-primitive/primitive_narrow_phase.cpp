@@ -305,22 +305,33 @@ int support_signs(double component, std::array<double, 2>& signs) {
 // ------------------------------------------------------------------------------------------------
 // Spheres (unchanged closed forms).
 
-ContactGeometry sphere_sphere(double radius_a_m, const Vec3& p_WA, double radius_b_m,
-                              const Vec3& p_WB) {
+namespace {
+
+/// sphere_sphere() written into `out` (the plugin's manifold slot: no ContactGeometry copy).
+[[gnu::always_inline]] inline void sphere_sphere_into(double radius_a_m, const Vec3& p_WA,
+                                                      double radius_b_m, const Vec3& p_WB,
+                                                      ContactGeometry& out) {
   const Vec3 d_W = p_WB - p_WA;
   const double centre_distance_squared_m2 = d_W.squaredNorm();
-  ContactGeometry out;
   double centre_distance_m = 0.0;
+  Vec3 normal_W = Vec3::UnitZ();
   if (centre_distance_squared_m2 > kCoincidentSquared_m2) {
     centre_distance_m = std::sqrt(centre_distance_squared_m2);
-    out.normal_W = d_W / centre_distance_m;
-  } else {
-    // Concentric spheres: every direction is a deepest one; +z of world is the documented choice.
-    out.normal_W = Vec3::UnitZ();
+    normal_W = d_W / centre_distance_m;
   }
+  // Concentric spheres: every direction is a deepest one; +z of world is the documented choice.
+  out.normal_W = normal_W;
   out.distance_m = centre_distance_m - radius_a_m - radius_b_m;
-  out.point_a_W = p_WA + radius_a_m * out.normal_W;
-  out.point_b_W = p_WB - radius_b_m * out.normal_W;
+  out.point_a_W = p_WA + radius_a_m * normal_W;
+  out.point_b_W = p_WB - radius_b_m * normal_W;
+}
+
+}  // namespace
+
+ContactGeometry sphere_sphere(double radius_a_m, const Vec3& p_WA, double radius_b_m,
+                              const Vec3& p_WB) {
+  ContactGeometry out;
+  sphere_sphere_into(radius_a_m, p_WA, radius_b_m, p_WB, out);
   return out;
 }
 
@@ -1659,7 +1670,7 @@ constexpr std::array<std::pair<ShapeType, ShapeType>, 9> kSupportedPairs{{
   ContactGeometry& first = out.points[0];
   switch (pair_code(a.type, b.type)) {
     case pair_code(ShapeType::sphere, ShapeType::sphere):
-      first = sphere_sphere(a.radius_m, X_WA.p, b.radius_m, X_WB.p);
+      sphere_sphere_into(a.radius_m, X_WA.p, b.radius_m, X_WB.p, first);
       return true;
     case pair_code(ShapeType::sphere, ShapeType::capsule):
       first = sphere_capsule(a, X_WA, b, X_WB);
