@@ -612,10 +612,13 @@ class Solver {
 
   // Hull pairs: `count` points of M that EPA inserts into its first polytope before it expands
   // (kCacheCount), and the request to keep such points in the contact.
-  void set_seeds(const SupportPoint* seeds, int count, bool hull_pair) {
+  // `exact_directions`: every starting point is M's support along its direction d (not so for
+  // points rebuilt from vertex pairs, whose d only approximates one).
+  void set_seeds(const SupportPoint* seeds, int count, bool hull_pair, bool exact_directions) {
     seeds_ = seeds;
     seed_count_ = count;
     hull_pair_ = hull_pair;
+    exact_directions_ = exact_directions;
   }
 
   // The contact of the cores, from GJK started at `simplex` (one or more supported points).
@@ -691,6 +694,21 @@ class Solver {
       if (handoff > 0 && iteration >= handoff) {
         handed_off_ = true;
         return false;
+      }
+      if (iteration == 0 && simplex.count == 1 && exact_directions_) {
+        // The one point w is M's support along its direction d, so −d̂·w bounds the distance
+        // from below (the plane d·x = d·w separates the origin from M when positive) and |w|
+        // from above. When they agree to the stopping rule below, with d̂ in place of −v̂, the
+        // support along −v adds nothing: a warm start at a (nearly) unchanged pose ends here.
+        const SupportPoint& p0 = simplex.points[0];
+        const double dw = -p0.d.dot(p0.w);
+        if (dw > 0.0) {
+          const double norm_v = std::sqrt(vv);
+          const double lower = dw / p0.d.norm();
+          if (vv - norm_v * lower <= tolerance_ * vv + 8.0 * kMachineEpsilon * scale_ * norm_v) {
+            break;
+          }
+        }
       }
       const SupportPoint p = support(-simplex.v);
       ++counters_.iterations;
@@ -885,7 +903,7 @@ class Solver {
   }
   double flat_length() const { return kFlatFraction * scale_; }
 
-  static CoreContact separated(const Simplex& simplex) {
+  CoreContact separated(const Simplex& simplex) const {
     CoreContact c;
     const Vec3 a = simplex.point_a();
     const Vec3 b = simplex.point_b();
@@ -896,6 +914,12 @@ class Solver {
     c.point_b = b;
     c.warm_count = simplex.count;
     for (int i = 0; i < simplex.count; ++i) c.warm_directions[i] = simplex.points[i].d;
+    // A single closest point of polytope cores: keep the direction of GJK's last support, −v,
+    // along which it is (within the tolerance) a support too; at the same pose the next query's
+    // one warm support then also certifies the distance (gjk()), where the direction the point
+    // was first found along (a vertex's whole normal cone gives it) bounds the distance poorly.
+    // (On curved cores the point's own direction restarts at the point itself, −v does not.)
+    if (simplex.count == 1 && polytope_cores_) c.warm_directions[0] = c.normal;
     return c;
   }
 
@@ -1506,26 +1530,31 @@ class Solver {
   bool hull_pair_ = false;  // both shapes are hulls: the warm start keeps vertex pairs
   const SupportPoint* seeds_ = nullptr;
   int seed_count_ = 0;
+  bool exact_directions_ = true;  // see set_seeds()
   int max_iterations_;
   Workspace& ws_;
   QueryCounters& counters_;
   double scale_ = 0.0;
-  Vec3 hint_ = Vec3::UnitZ();
-  Vec3 up_ = Vec3::UnitZ();
-  Vec3 anchor_a_ = Vec3::Zero();
-  Vec3 anchor_b_ = Vec3::Zero();
+  // Left uninitialised (a warm separated query is a few hundred instructions, and these are
+  // ~30 stores of it): penetration() sets hint_, up_ and the anchors, note_flat() the flat
+  // direction with flat_found_, build_tetrahedron() interior_, EPA upper_direction_ with a finite
+  // upper_bound_ and best_face_ before any use.
+  Vec3 hint_;
+  Vec3 up_;
+  Vec3 anchor_a_;
+  Vec3 anchor_b_;
   bool flat_found_ = false;
   double flat_height_ = 0.0;
-  Vec3 flat_direction_ = Vec3::UnitZ();
+  Vec3 flat_direction_;
   Vec3 shift_ = Vec3::Zero();
-  Vec3 interior_ = Vec3::Zero();
+  Vec3 interior_;
   bool stalled_ = false;     // the last gjk() stopped at the rounding floor far from the tolerance
   bool handed_off_ = false;  // the last gjk() stopped after its handoff iterations
   bool polytope_used_ = false;
   bool epa_converged_ = false;
   // The lowest support height EPA met, an upper bound of the depth, its direction and point.
   double upper_bound_ = std::numeric_limits<double>::infinity();
-  Vec3 upper_direction_ = Vec3::UnitZ();
+  Vec3 upper_direction_;
   SupportPoint upper_point_;  // set with upper_bound_
   Face best_face_;            // a copy: its slot may be reused by the expansion that follows
 };
@@ -1645,12 +1674,14 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
                          a.hull != nullptr && b.hull != nullptr;
   std::array<SupportPoint, kMaxWarmPairs - 4> seeds;
   int seed_count = 0;
+  bool from_pairs = false;
   const bool warm = same_types && cache.data[kCacheCount] >= 1.0 && cache.data[kCacheCount] <= 4.0;
   if (same_types && hull_pair && cache.data[kCacheCount] <= -4.0 &&
       cache.data[kCacheCount] >= -static_cast<double>(kMaxWarmPairs)) {
     // Vertex pairs (kCacheCount): the points themselves, no supports. The first four restart
     // GJK, the others seed EPA.
     const int count = static_cast<int>(-cache.data[kCacheCount]);
+    from_pairs = true;
     const Vec3 centre_A = a.hull->centroid - X_AB.transform_point(b.hull->centroid);
     for (int i = 0; i < count; ++i) {
       const double pair = cache.data[kCacheDirections + i];
@@ -1696,7 +1727,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
   QueryCounters counters;
   Solver solver(difference, tolerance_, polytope_core(a.type) && polytope_core(b.type),
                 max_iterations_, *workspace_, counters);
-  solver.set_seeds(seeds.data(), seed_count, hull_pair);
+  solver.set_seeds(seeds.data(), seed_count, hull_pair, !from_pairs);
   const CoreContact core = solver.solve(simplex, radius_a_m + radius_b_m, up_A);
 
   // Sweep the cores back to the shapes: exact for any sign of the core distance.
