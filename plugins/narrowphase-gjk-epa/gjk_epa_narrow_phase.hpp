@@ -64,10 +64,11 @@ class GjkEpaNarrowPhase final : public NarrowPhase {
   /// final simplex (or the polished direction after Newton steps on separated curved cores), or
   /// after EPA those of the contact face plus the direction opposite its normal
   /// (polytope cores) or of EPA's initial tetrahedron (curved cores), and restarts GJK from them;
-  /// between two hulls, after EPA, it keeps hull vertex pairs instead: the contact face's corners,
-  /// the polytope's point lowest along the face normal and four vertices of the faces nearest to
-  /// the origin, which seed EPA's next polytope (no supports for any of them). It also keeps the
-  /// hull vertices the last supports ended at, where the next hill climbs start. Throws
+  /// between a hull and a hull or a box, after EPA, it keeps vertex pairs instead (hull vertices,
+  /// box corners): the contact face's corners, the polytope's point lowest along the face normal
+  /// and four vertices of the faces nearest to the origin, which seed EPA's next polytope (no
+  /// supports for any of them). It also keeps the hull vertices the last supports ended at, where
+  /// the next hill climbs start. Throws
   /// contactlab::SimulationError only for an unsupported pair; numerical trouble ends in a
   /// best-so-far answer counted in statistics().
   void query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,

@@ -1304,39 +1304,49 @@ TEST_CASE("gjk_epa: a warm start at an unchanged pose repeats the polytope answe
   }
 }
 
-TEST_CASE(
-    "gjk_epa: hull vertex-pair warm starts on moving 256-vertex hulls give the cold answers") {
-  // Between two hulls the cache keeps vertex pairs after EPA (the contact face, a far point and
-  // seeds of the next polytope): points of M at any pose, so every answer stays the cold one,
-  // in far fewer support iterations while the pose moves slowly. Separated poses in between
-  // switch the entry to support directions and back.
+TEST_CASE("gjk_epa: vertex-pair warm starts on moving hulls and boxes give the cold answers") {
+  // Between a hull and a hull or a box the cache keeps vertex pairs after EPA (the contact face, a
+  // far point and seeds of the next polytope): points of M at any pose, so every answer stays the
+  // cold one, in far fewer support iterations while the pose moves slowly. Separated poses in
+  // between switch the entry to support directions and back.
   std::mt19937_64 rng(20250119);
   const auto hull_a = sphere_point_hull(rng, 256);
   const auto hull_b = sphere_point_hull(rng, 256);
-  const Shape a = Shape::convex_hull(&hull_a->hull);
-  const Shape b = Shape::convex_hull(&hull_b->hull);
-  auto warm_phase = make_narrow_phase();
-  auto cold_phase = make_narrow_phase();
-  NarrowPhaseCache cache;
-  const Vec3 n_W = random_unit(rng);
-  const Mat3 R_WB = random_rotation(rng);
-  for (int step = 0; step < 300; ++step) {
-    const Pose X_WA =
-        make_pose(Eigen::AngleAxisd(0.002 * step, Vec3(1, 2, 3).normalized()).toRotationMatrix(),
-                  Vec3(0.3, -0.2, 0.1));
-    // Overlapping by up to 0.05 m, separated by up to 0.01 m in a fifth of the steps.
-    const double s = step % 50 < 40 ? -0.05 * (0.2 + 0.8 * std::abs(std::sin(0.05 * step))) : 0.01;
-    const Pose X_WB = pose_at_gap(a, X_WA, b, R_WB, n_W, s);
-    ContactManifold warm;
-    warm_phase->query(a, X_WA, b, X_WB, cache, warm);
-    const ContactGeometry cold = run(*cold_phase, a, X_WA, b, X_WB);
-    INFO("step " << step << " cold " << cold.distance_m << " warm " << warm.points[0].distance_m);
-    CHECK(std::abs(warm.points[0].distance_m - cold.distance_m) <= 1e-12);
-    CHECK((warm.points[0].normal_W - cold.normal_W).norm() <= 1e-9);
-    CHECK(witness_error(warm.points[0]) <= 1e-12);
+  const Shape box = Shape::box(Vec3(0.5, 0.35, 0.25));
+  const std::vector<std::pair<Shape, Shape>> pairs = {
+      {Shape::convex_hull(&hull_a->hull), Shape::convex_hull(&hull_b->hull)},
+      {box, Shape::convex_hull(&hull_b->hull)},
+      {Shape::convex_hull(&hull_a->hull), box}};
+  for (std::size_t pair = 0; pair < pairs.size(); ++pair) {
+    const auto& [a, b] = pairs[pair];
+    auto warm_phase = make_narrow_phase();
+    auto cold_phase = make_narrow_phase();
+    NarrowPhaseCache cache;
+    const Vec3 n_W = random_unit(rng);
+    const Mat3 R_WB = random_rotation(rng);
+    for (int step = 0; step < 300; ++step) {
+      const Pose X_WA =
+          make_pose(Eigen::AngleAxisd(0.002 * step, Vec3(1, 2, 3).normalized()).toRotationMatrix(),
+                    Vec3(0.3, -0.2, 0.1));
+      // Overlapping by up to 0.05 m, separated by 0.01 m in a fifth of the steps.
+      const double s =
+          step % 50 < 40 ? -0.05 * (0.2 + 0.8 * std::abs(std::sin(0.05 * step))) : 0.01;
+      const Pose X_WB = pose_at_gap(a, X_WA, b, R_WB, n_W, s);
+      ContactManifold warm;
+      warm_phase->query(a, X_WA, b, X_WB, cache, warm);
+      const ContactGeometry cold = run(*cold_phase, a, X_WA, b, X_WB);
+      INFO("pair " << pair << " step " << step << " cold " << cold.distance_m << " warm "
+                   << warm.points[0].distance_m);
+      CHECK(std::abs(warm.points[0].distance_m - cold.distance_m) <= 1e-12);
+      CHECK((warm.points[0].normal_W - cold.normal_W).norm() <= 1e-9);
+      CHECK(witness_error(warm.points[0]) <= 1e-12);
+    }
+    INFO("pair " << pair << " warm iterations " << warm_phase->statistics().total_iterations
+                 << " cold " << cold_phase->statistics().total_iterations);
+    CHECK(2 * warm_phase->statistics().total_iterations <
+          cold_phase->statistics().total_iterations);
+    CHECK(warm_phase->statistics().degenerate_cases == 0);
   }
-  CHECK(2 * warm_phase->statistics().total_iterations < cold_phase->statistics().total_iterations);
-  CHECK(warm_phase->statistics().degenerate_cases == 0);
 }
 
 TEST_CASE("gjk_epa: a separated warm start at an unchanged pose certifies without a GJK step") {
