@@ -651,8 +651,9 @@ class Solver {
 
   // Hull–hull and hull–box pairs: `count` points of M that EPA inserts into its first polytope
   // before it expands (kCacheCount), and the request to keep such points in the contact.
-  // `exact_directions`: every starting point is M's support along its direction d (not so for
-  // points rebuilt from vertex pairs, whose d only approximates one).
+  // `exact_directions`: a warm start from cached directions, every starting point M's support
+  // along its direction d, which gjk() may then certify at once (not so for points rebuilt from
+  // vertex pairs, whose d only approximates one; a cold start's one direction rarely certifies).
   void set_seeds(const SupportPoint* seeds, int count, bool vertex_pair, bool exact_directions) {
     seeds_ = seeds;
     seed_count_ = count;
@@ -1569,7 +1570,7 @@ class Solver {
   bool vertex_pair_ = false;  // a hull with a hull or box: the warm start keeps vertex pairs
   const SupportPoint* seeds_ = nullptr;
   int seed_count_ = 0;
-  bool exact_directions_ = true;  // see set_seeds()
+  bool exact_directions_ = false;  // see set_seeds()
   int max_iterations_;
   Workspace& ws_;
   QueryCounters& counters_;
@@ -1771,7 +1772,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
   QueryCounters counters;
   Solver solver(difference, tolerance_, polytope_core(a.type) && polytope_core(b.type),
                 max_iterations_, *workspace_, counters);
-  solver.set_seeds(seeds.data(), seed_count, vertex_pair, !from_pairs);
+  solver.set_seeds(seeds.data(), seed_count, vertex_pair, warm && !from_pairs);
   const CoreContact core = solver.solve(simplex, radius_a_m + radius_b_m, up_A);
 
   // Sweep the cores back to the shapes: exact for any sign of the core distance.
