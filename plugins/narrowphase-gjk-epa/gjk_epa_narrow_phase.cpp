@@ -109,9 +109,8 @@ std::uint32_t corner_id(const Vec3& c) {
          (std::signbit(c.z()) ? 4u : 0u);
 }
 Vec3 corner_point(const Vec3& h, std::uint32_t id) {
-  return Vec3(std::copysign(h.x(), (id & 1u) != 0 ? -1.0 : 1.0),
-              std::copysign(h.y(), (id & 2u) != 0 ? -1.0 : 1.0),
-              std::copysign(h.z(), (id & 4u) != 0 ? -1.0 : 1.0));
+  return box_corner(h, Vec3((id & 1u) != 0 ? -1.0 : 1.0, (id & 2u) != 0 ? -1.0 : 1.0,
+                            (id & 4u) != 0 ? -1.0 : 1.0));
 }
 
 // Shapes whose cores have finite vertex sets the warm start can name (kCacheCount): the number

@@ -357,20 +357,17 @@ constexpr std::uint32_t kScanBelow = 64;
 /// Sampled vertices that seed the climb on larger hulls.
 constexpr std::uint32_t kClimbSeeds = 32;
 
-/// The SDK's core support mapping (direction of any length > 0), with shortcuts for the inner
-/// loop: boxes (the most common polytope) without the dispatch, a corner of the core box (any
-/// corner where a component is zero); cylinders with a square root where the SDK calls hypot;
-/// hulls climbed from `hint`, the vertex the previous support of this shape ended at, when it is
-/// `trusted` (a warm start: every direction of the query is near the previous query's), else
-/// small hulls scanned without branches and large ones climbed from the best of `hint` and a
-/// sample. Successive MPR directions are close, so the climb usually takes a step or two instead
-/// of the O(√n) from vertex 0 (the climb is exact from any start: each move strictly increases
-/// d·x).
+/// The SDK's core support mapping (direction of any length > 0) for shapes other than boxes (the
+/// solver takes a box's corner itself), with shortcuts for the inner loop: cylinders with a square
+/// root where the SDK calls hypot; hulls climbed from `hint`, the vertex the previous support of
+/// this shape ended at, when it is `trusted` (a warm start: every direction of the query is near
+/// the previous query's), else small hulls scanned without branches and large ones climbed from the
+/// best of `hint` and a sample. Successive MPR directions are close, so the climb usually takes a
+/// step or two instead of the O(√n) from vertex 0 (the climb is exact from any start: each move
+/// strictly increases d·x).
 [[gnu::always_inline]] inline Vec3 local_core_support(const Shape& shape, const Vec3& d,
                                                       std::uint32_t& hint, bool trusted) {
   switch (shape.type) {
-    case ShapeType::box:
-      return box_corner(shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m), d);
     case ShapeType::convex_hull: {
       const ConvexHull& hull = *shape.hull;
       if (hull.neighbor_offsets == nullptr) {
@@ -515,13 +512,9 @@ class Solver {
                    R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez,
                    R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez);
     // Boxes (the commonest polytope) with their core half extents kept: no dispatch.
-    // (box_corner written out: GCC keeps the SDK's out of line here.)
-    Vec3 a = box_a_ ? Vec3(std::copysign(box_core_a_.x(), ex), std::copysign(box_core_a_.y(), ey),
-                           std::copysign(box_core_a_.z(), ez))
+    Vec3 a = box_a_ ? box_corner(box_core_a_, e_A)
                     : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
-    Vec3 b = box_b_ ? Vec3(-std::copysign(box_core_b_.x(), e_B.x()),
-                           -std::copysign(box_core_b_.y(), e_B.y()),
-                           -std::copysign(box_core_b_.z(), e_B.z()))
+    Vec3 b = box_b_ ? box_corner(box_core_b_, -e_B)
                     : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
     if (!cores) {
       if (radius_a_ > 0.0) a += radius_a_ / e_A.norm() * e_A;
@@ -880,7 +873,6 @@ void Solver<T>::run() {
     g.point_a_W += radius_a_ * g.normal_W;
     g.point_b_W -= radius_b_ * g.normal_W;
   }
-  return;
 }
 
 template <class T>
