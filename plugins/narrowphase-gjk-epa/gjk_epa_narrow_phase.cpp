@@ -172,60 +172,10 @@ class CoreSupport {
     return core_support(shape_, d_G);
   }
 
-  /// Adds to (q11, q12, q22) the quadratic form uᵢ·J·uⱼ of the derivative J of the core support
-  /// s(d) at the unit direction d_G, for the vectors u1, u2 (G frame): the curvature of the
-  /// smooth parts of the core, zero for polytopes, vertices and segments. At a kink of s (a
-  /// cylinder's side line, a cone's switch between rims) it is the derivative of the branch the
-  /// support took. Used by the Newton polishing only.
+  /// Adds the shape's core support derivative along u1, u2 (SDK add_core_support_derivative).
   void add_curvature(const Vec3& d_G, const Vec3& u1, const Vec3& u2, double& q11, double& q12,
                      double& q22) const {
-    const double r = shape_.smoothing_radius_m;
-    // A rim ρ·(d_x, d_y, 0)/|(d_x, d_y)| has the derivative (ρ/|.|³)·q qᵀ, q = (d_y, −d_x, 0).
-    auto rim = [&](double radius) {
-      const double radial2 = d_G.x() * d_G.x() + d_G.y() * d_G.y();
-      if (!(radial2 > 0.0) || !(radius > 0.0)) return;
-      const double k = radius / (radial2 * std::sqrt(radial2));
-      const double c1 = d_G.y() * u1.x() - d_G.x() * u1.y();
-      const double c2 = d_G.y() * u2.x() - d_G.x() * u2.y();
-      q11 += k * c1 * c1;
-      q12 += k * c1 * c2;
-      q22 += k * c2 * c2;
-    };
-    switch (shape_.type) {
-      case ShapeType::ellipsoid: {
-        // s = A²d/|Ad|: ds/dd = (A² − (A²d)(A²d)ᵀ/|Ad|²)/|Ad|.
-        const Vec3 a = shape_.half_extents_m - Vec3::Constant(r);
-        const Vec3 a2 = a.cwiseProduct(a);
-        const Vec3 a2d = a2.cwiseProduct(d_G);
-        const double ad2 = a2d.dot(d_G);
-        if (!(ad2 > 0.0)) return;
-        const double inverse = 1.0 / std::sqrt(ad2);
-        const double c1 = a2d.dot(u1);
-        const double c2 = a2d.dot(u2);
-        q11 += (a2.dot(u1.cwiseProduct(u1)) - c1 * c1 / ad2) * inverse;
-        q12 += (a2.dot(u1.cwiseProduct(u2)) - c1 * c2 / ad2) * inverse;
-        q22 += (a2.dot(u2.cwiseProduct(u2)) - c2 * c2 / ad2) * inverse;
-        return;
-      }
-      case ShapeType::cylinder:
-        rim(shape_.radius_m - r);
-        return;
-      case ShapeType::cone: {
-        const double h = shape_.half_length_m - r;
-        const double radial = std::sqrt(d_G.x() * d_G.x() + d_G.y() * d_G.y());
-        const double base_radius = std::max(0.0, shape_.radius_m - r);
-        const double top_radius = std::max(0.0, shape_.top_radius_m - r);
-        // The rim core_support picks: the top when d·top > d·base.
-        const bool top = top_radius * radial + h * d_G.z() > base_radius * radial - h * d_G.z();
-        rim(top ? top_radius : base_radius);
-        return;
-      }
-      case ShapeType::beam:
-        rim(shape_.half_extents_m.y() - r);
-        return;
-      default:
-        return;
-    }
+    add_core_support_derivative(shape_, d_G, u1, u2, q11, q12, q22);
   }
 
   /// The hull vertex found last (0 for other shapes): the next climb's start vertex.
@@ -311,16 +261,6 @@ class CoreDifference {
   Mat3 R_BA_;
   const Pose& X_AB_;
 };
-
-// Two unit vectors completing the unit vector u to a right-handed orthonormal basis, without a
-// singular direction (Duff et al. 2017, "Building an orthonormal basis, revisited", listing 3).
-void complete_basis(const Vec3& u, Vec3& t1, Vec3& t2) {
-  const double sign = std::copysign(1.0, u.z());
-  const double a = -1.0 / (sign + u.z());
-  const double b = u.x() * u.y() * a;
-  t1 = Vec3(1.0 + sign * u.x() * u.x() * a, sign * b, -sign * u.x());
-  t2 = Vec3(b, sign + u.y() * u.y() * a, -u.y());
-}
 
 // ---------------------------------------------------------------------------------------------
 // Signed-volumes sub-distance algorithm (Montanari, Petrinic & Barbieri 2017, §3 and alg. 2–4).

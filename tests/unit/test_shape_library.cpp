@@ -90,6 +90,55 @@ TEST_CASE("shapes: support points lie on the closed-form surfaces within 1e-12")
   }
 }
 
+TEST_CASE(
+    "shapes: the core support derivative matches central differences of core_support within "
+    "1e-6 relative, at any direction length") {
+  // Central differences of s(d) along u (step 1e-6 of |d|) away from the kinks (a cylinder's or
+  // beam's side line, a cone's switch between rims, a disc's axis), where s is smooth.
+  Shape smoothed_cylinder = Shape::cylinder(0.2, 0.7);
+  smoothed_cylinder.smoothing_radius_m = 0.02;
+  const std::vector<Shape> shapes = {Shape::ellipsoid(Vec3(0.3, 0.2, 0.5)),
+                                     Shape::cylinder(0.2, 0.7),
+                                     smoothed_cylinder,
+                                     Shape::cone(0.3, 0.1, 0.6),
+                                     Shape::beam(1.0, 0.4, 0.2),
+                                     Shape::box(Vec3(0.3, 0.2, 0.1))};
+  const auto directions = random_directions(300, 17);
+  int compared = 0;
+  for (const Shape& shape : shapes) {
+    INFO(shape_type_name(shape.type));
+    for (std::size_t k = 0; k + 2 < directions.size(); k += 3) {
+      const double length = 0.25 + static_cast<double>(k % 7);  // J scales as 1/|d|
+      const Vec3 d = length * directions[k];
+      if (std::abs(directions[k].z()) < 0.05 || std::abs(directions[k].z()) > 0.95) continue;
+      if (std::abs(directions[k].x()) < 0.05) continue;  // the beam's switch between its ends
+      const Vec3& u1 = directions[k + 1];
+      const Vec3& u2 = directions[k + 2];
+      const double step = 1e-6 * length;
+      const auto difference = [&](const Vec3& u) {
+        return Vec3((core_support(shape, d + step * u) - core_support(shape, d - step * u)) /
+                    (2.0 * step));
+      };
+      const Vec3 j1 = difference(u1), j2 = difference(u2);
+      if (shape.type == ShapeType::cone &&
+          (core_support(shape, d + step * u1) - core_support(shape, d - step * u1)).norm() > 0.1) {
+        continue;  // d sits on the switch between the rims
+      }
+      double q11 = 0.0, q12 = 0.0, q22 = 0.0;
+      add_core_support_derivative(shape, d, u1, u2, q11, q12, q22);
+      const double scale = 1.0 / length;
+      CHECK(std::abs(q11 - u1.dot(j1)) <= 1e-6 * scale);
+      CHECK(std::abs(q12 - u1.dot(j2)) <= 1e-6 * scale);
+      CHECK(std::abs(q12 - u2.dot(j1)) <= 1e-6 * scale);
+      CHECK(std::abs(q22 - u2.dot(j2)) <= 1e-6 * scale);
+      CHECK(q11 >= -1e-15);
+      CHECK(q11 * q22 - q12 * q12 >= -1e-12 * scale * scale);
+      ++compared;
+    }
+  }
+  CHECK(compared > 300);
+}
+
 TEST_CASE("shapes: a smoothing radius keeps the outer size and rounds the corners") {
   Shape box = Shape::box(Vec3(0.3, 0.2, 0.1));
   box.smoothing_radius_m = 0.02;

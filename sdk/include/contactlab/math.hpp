@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
+#include <cmath>
 
 namespace contactlab {
 
@@ -40,6 +41,16 @@ inline Mat3 skew(const Vec3& v) {
   Mat3 S;
   S << 0.0, -v.z(), v.y(), v.z(), 0.0, -v.x(), -v.y(), v.x(), 0.0;
   return S;
+}
+
+/// Two unit vectors completing the unit vector u to a right-handed orthonormal basis (t1, t2, u),
+/// without a singular direction (Duff et al. 2017, "Building an orthonormal basis, revisited").
+inline void complete_basis(const Vec3& u, Vec3& t1, Vec3& t2) {
+  const double sign = std::copysign(1.0, u.z());
+  const double a = -1.0 / (sign + u.z());
+  const double b = u.x() * u.y() * a;
+  t1 = Vec3(1.0 + sign * u.x() * u.x() * a, sign * b, -sign * u.x());
+  t2 = Vec3(b, sign + u.y() * u.y() * a, -u.y());
 }
 
 }  // namespace contactlab

@@ -266,6 +266,63 @@ inline Vec3 core_support(const Shape& shape, const Vec3& d) {
   return Vec3::Zero();
 }
 
+/// Adds to (q11, q12, q22) the quadratic form uᵢ·J·uⱼ of the derivative J = ∂s/∂d of the core
+/// support s(d) (core_support) at the direction d (G frame, any length > 0: J scales as 1/|d|),
+/// for the vectors u1, u2 (G frame). J is the Hessian of the support function, the curvature of
+/// the smooth parts of the core: symmetric positive semi-definite, zero for polytopes, points and
+/// segments. At a kink of s (a cylinder's side line, a cone's switch between rims) it is the
+/// derivative of the branch core_support took. For Newton iterations on support functions.
+inline void add_core_support_derivative(const Shape& shape, const Vec3& d, const Vec3& u1,
+                                        const Vec3& u2, double& q11, double& q12, double& q22) {
+  const double r = shape.smoothing_radius_m;
+  // A rim ρ·(d_x, d_y, 0)/|(d_x, d_y)| has the derivative (ρ/|.|³)·q qᵀ, q = (d_y, −d_x, 0).
+  auto rim = [&](double radius) {
+    const double radial2 = d.x() * d.x() + d.y() * d.y();
+    if (!(radial2 > 0.0) || !(radius > 0.0)) return;
+    const double k = radius / (radial2 * std::sqrt(radial2));
+    const double c1 = d.y() * u1.x() - d.x() * u1.y();
+    const double c2 = d.y() * u2.x() - d.x() * u2.y();
+    q11 += k * c1 * c1;
+    q12 += k * c1 * c2;
+    q22 += k * c2 * c2;
+  };
+  switch (shape.type) {
+    case ShapeType::ellipsoid: {
+      // s = A²d/|Ad|: ds/dd = (A² − (A²d)(A²d)ᵀ/|Ad|²)/|Ad|.
+      const Vec3 a = shape.half_extents_m - Vec3::Constant(r);
+      const Vec3 a2 = a.cwiseProduct(a);
+      const Vec3 a2d = a2.cwiseProduct(d);
+      const double ad2 = a2d.dot(d);
+      if (!(ad2 > 0.0)) return;
+      const double inverse = 1.0 / std::sqrt(ad2);
+      const double c1 = a2d.dot(u1);
+      const double c2 = a2d.dot(u2);
+      q11 += (a2.dot(u1.cwiseProduct(u1)) - c1 * c1 / ad2) * inverse;
+      q12 += (a2.dot(u1.cwiseProduct(u2)) - c1 * c2 / ad2) * inverse;
+      q22 += (a2.dot(u2.cwiseProduct(u2)) - c2 * c2 / ad2) * inverse;
+      return;
+    }
+    case ShapeType::cylinder:
+      rim(shape.radius_m - r);
+      return;
+    case ShapeType::cone: {
+      const double h = shape.half_length_m - r;
+      const double radial = std::sqrt(d.x() * d.x() + d.y() * d.y());
+      const double base_radius = std::max(0.0, shape.radius_m - r);
+      const double top_radius = std::max(0.0, shape.top_radius_m - r);
+      // The rim core_support picks: the top when d·top > d·base.
+      const bool top = top_radius * radial + h * d.z() > base_radius * radial - h * d.z();
+      rim(top ? top_radius : base_radius);
+      return;
+    }
+    case ShapeType::beam:
+      rim(shape.half_extents_m.y() - r);
+      return;
+    default:
+      return;
+  }
+}
+
 /// Radius swept around the core: the sphere's and capsule's radius, else the smoothing radius.
 inline double sweep_radius(const Shape& shape) {
   if (shape.type == ShapeType::sphere || shape.type == ShapeType::capsule) return shape.radius_m;
