@@ -41,6 +41,8 @@ const char* termination_name(Termination termination) {
       return "cores_closest_point";
     case Termination::separated_closest_point:
       return "separated_closest_point";
+    case Termination::newton:
+      return "newton";
   }
   return "unknown";
 }
@@ -65,6 +67,19 @@ constexpr double kSupportRoundingUlps = 16.0;
 /// Coincident interior points: r0 is moved this fraction of the way to a boundary point. Any value
 /// in (0, 1) keeps r0 interior (a convex combination weighted on an interior point).
 constexpr double kInteriorShiftFraction = 1.0 / 1024.0;
+/// The Newton finish takes over from the refinement once its TC3 value is below this fraction of
+/// the size of A ⊖ B (Newton's quadratic convergence then reaches 1e-12 in two or three steps);
+/// when it gives up, it is tried again once the value is below kNewtonRetry of that, since a start
+/// closer to the answer is more often in Newton's basin (near a kink of the support mapping).
+constexpr double kNewtonSwitch = 1e-2;
+constexpr double kNewtonRetry = 1e-2;
+constexpr int kNewtonAttempts = 2;
+/// Newton steps before it gives up (each one support point and one derivative).
+constexpr int kNewtonSteps = 8;
+/// Newton gives up when the model's 2×2 Hessian has det ≤ this · trace² (a flat direction).
+constexpr double kNewtonConditioning = 1e-10;
+/// Largest Newton step in the chart n = u + w (|w| = tan of the angle to the ray): 45°.
+constexpr double kNewtonTrustRadius = 1.0;
 
 template <class T>
 double to_double(const T& value) {
@@ -297,6 +312,12 @@ Vector3<T> closest_on_simplex(Simplex<T>& s, const T& flatness, bool& enclosed) 
 
 // ----- The MPR solver -------------------------------------------------------------------------
 
+/// The shape's core is a polytope: a point (sphere), a segment (capsule), a box or a hull.
+bool polytope_core(const Shape& shape) {
+  return shape.type == ShapeType::sphere || shape.type == ShapeType::capsule ||
+         shape.type == ShapeType::box || shape.type == ShapeType::convex_hull;
+}
+
 /// Index of a vertex of a small hull maximising d·x: a scan in two interleaved chains without
 /// branches on the comparisons (which are as good as random), where the SDK's climb along the
 /// adjacency mispredicts one branch per neighbour visited. (An SSE2 version, two vertices per
@@ -431,6 +452,8 @@ class Solver {
         box_b_(pair.b.type == ShapeType::box),
         box_core_a_(pair.a.half_extents_m - Vec3::Constant(pair.a.smoothing_radius_m)),
         box_core_b_(pair.b.half_extents_m - Vec3::Constant(pair.b.smoothing_radius_m)),
+        newton_(settings.newton_finish && (on_cores || (radius_a_ == 0.0 && radius_b_ == 0.0)) &&
+                !(polytope_core(pair.a) && polytope_core(pair.b))),
         max_iterations_(std::max<std::int32_t>(1, settings.max_iterations)),
         tolerance_(settings.tolerance),
         epsilon_(kEpsilonFactor * machine_epsilon<T>()),
@@ -578,6 +601,11 @@ class Solver {
     set_geometry(r4.a, r4.b, T(-dot(r4.p, e4)), e4);
   }
 
+  bool newton_finish(const Vec3& start);
+  /// Sets r0, the origin ray and the thresholds for a warm Newton start from the cached normal;
+  /// false when the cold start must handle the pair (coincident interior points, no size).
+  bool warm_newton();
+
   void finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4, const V& n4,
                   const T& n4_squared, Termination termination);
   bool complete_closest_point(const V& initial_normal, const Portal* start = nullptr,
@@ -599,7 +627,7 @@ class Solver {
   /// The portal a phase-3 ending leaves for the pair's next query: its directions as they were
   /// used (the support mapping does not need them unit) and the hulls' last support vertices.
   void save_portal(const Portal& portal) {
-    if (warm_ == nullptr) return;
+    if (warm_ == nullptr || newton_) return;  // a curved pair's portal is no warm start
     warm_->directions = {portal.r1.d, portal.r2.d, portal.r3.d};
     warm_->hint_a = hint_a_;
     warm_->hint_b = hint_b_;
@@ -653,6 +681,9 @@ class Solver {
   const bool box_b_;
   const Vec3 box_core_a_;  ///< half extents of a box's core (unused for other shapes)
   const Vec3 box_core_b_;
+  /// Curved pair on the cores (or without swept radii): the Newton finish may take over.
+  const bool newton_;
+  int newton_attempts_ = 0;  ///< Newton finishes tried in this query
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
   mutable std::uint32_t hint_b_ = 0;
@@ -863,6 +894,93 @@ void Solver<T>::finish_best(const Candidate& best, const Portal& start, const S&
   }
 }
 
+/// Newton finish (see the header): Newton steps on g(w) = h(u + w) − (u + w)·r0 over w ⊥ u from
+/// the direction `start` (A frame, start·u > 0). In the basis (t1, t2) of the plane normal to the
+/// ray, g's gradient is the offset of the support point s(n) from the ray, (tᵢ·(s − r0)), and its
+/// Hessian tᵢ·J(n)·tⱼ, J the derivative of the support mapping of A ⊖ B at n = u + w:
+/// J_A(n) + R_AB·J_B(−R_ABᵀn)·R_ABᵀ. True when the support point lies on the ray within the TC
+/// threshold and the pair penetrates there (the result is written, as TC3 writes it: depth along
+/// the normal as its support value, the support point's own witnesses); false when Newton gives
+/// up or the support plane leaves the origin outside (a separated pair: the refinement and its
+/// closest-point completion answer it).
+template <class T>
+bool Solver<T>::newton_finish(const Vec3& start) {
+  const Vec3 u = ray_.to_vec3();
+  const double along = start.dot(u);
+  if (!(along > 0.0)) return false;
+  Vec3 t1, t2;
+  complete_basis(u, t1, t2);
+  const V t1_T = V::from(t1), t2_T = V::from(t2);
+  const Mat3& R = pair_.R_AB;
+  const Vec3 t1_B = R.transpose() * t1, t2_B = R.transpose() * t2;
+  Vec3 w = start / along - u;
+  w -= w.dot(u) * u;  // in the plane normal to the ray
+  const T threshold_squared = tc_threshold_ * tc_threshold_;
+  T previous_squared{};
+  for (int step = 1; step <= kNewtonSteps; ++step) {
+    const Vec3 n = u + w;
+    const S s = support(V::from(n));
+    result_.newton_iterations = step;
+    const V offset = s.p - r0_;
+    const T g1 = dot(offset, t1_T), g2 = dot(offset, t2_T);
+    const T off_squared = g1 * g1 + g2 * g2;
+    if (off_squared <= threshold_squared) {
+      using std::sqrt;
+      const V e = V::from(n) / T(n.norm());
+      if (dot(s.p, e) < T(0.0)) return false;  // separated: not the answer
+      result_.termination = Termination::newton;
+      result_.result_tolerance = result_.last_tolerance = relative_tolerance(off_squared);
+      set_geometry(s.a, s.b, T(-dot(s.p, e)), e);
+      if (warm_ != nullptr) {
+        // (all three written: the cache stores them, and Eigen leaves unset vectors garbage)
+        warm_->directions = {n, Vec3::Zero(), Vec3::Zero()};
+        warm_->hint_a = hint_a_;
+        warm_->hint_b = hint_b_;
+        warm_->newton = warm_->valid = true;
+        warm_->cores = on_cores_;
+      }
+      return true;
+    }
+    // A step that does not halve the offset: a kink of the support mapping (its branches' models
+    // disagree) or a start outside Newton's basin; the refinement is the safe way on.
+    if (step > 1 && !(off_squared < T(0.25) * previous_squared)) return false;
+    previous_squared = off_squared;
+    double q11 = 0.0, q12 = 0.0, q22 = 0.0;
+    add_core_support_derivative(pair_.a, n, t1, t2, q11, q12, q22);
+    add_core_support_derivative(pair_.b, -(R.transpose() * n), t1_B, t2_B, q11, q12, q22);
+    const double trace = q11 + q22;
+    const double det = q11 * q22 - q12 * q12;
+    if (!(trace > 0.0) || !(det > kNewtonConditioning * trace * trace)) return false;
+    const double r1 = to_double(g1), r2 = to_double(g2);
+    double a = -(q22 * r1 - q12 * r2) / det;
+    double b = -(q11 * r2 - q12 * r1) / det;
+    const double length = std::sqrt(a * a + b * b);
+    if (length > kNewtonTrustRadius) {
+      a *= kNewtonTrustRadius / length;
+      b *= kNewtonTrustRadius / length;
+    }
+    w += a * t1 + b * t2;
+    if (!w.allFinite()) return false;
+  }
+  return false;
+}
+
+template <class T>
+bool Solver<T>::warm_newton() {
+  const Vec3 c_A = interior_point(pair_.a);
+  const Vec3 c_B = pair_.R_AB * interior_point(pair_.b) + pair_.p_AB;
+  r0_ = V::from(c_A) - V::from(c_B);
+  const T r0_norm = norm(r0_);
+  if (!(r0_norm > T(0.0))) return false;
+  ray_ = -r0_ / r0_norm;
+  // The size as the cold start measures it, from the ray's own support point.
+  const S r1 = support(ray_);
+  length_ = std::max(r0_norm, norm(r1.p - r0_));
+  if (!(length_ < T(std::numeric_limits<double>::infinity()))) return false;
+  set_thresholds(c_A, c_B);
+  return r0_norm > ray_threshold_;
+}
+
 template <class T>
 void Solver<T>::run() {
   run_portal();
@@ -878,6 +996,17 @@ void Solver<T>::run() {
 template <class T>
 void Solver<T>::run_portal() {
   using std::abs;
+  if (newton_ && warm_ != nullptr && warm_->valid && warm_->newton && warm_->cores == on_cores_) {
+    // Curved pair: Newton from the normal the pair's last query ended on.
+    warm_->valid = false;
+    hint_a_ = warm_->hint_a;
+    hint_b_ = warm_->hint_b;
+    if (warm_newton() && newton_finish(warm_->directions[0])) {
+      result_.warm_started = true;
+      return;
+    }
+    result_ = Result{};  // the cold start below answers (its own counts)
+  }
   // ----- Phase 1: interior point and initial portal (Neumayr §6.1.1, L296–306) -----
   const Vec3 c_A = interior_point(pair_.a);
   const Vec3 c_B = pair_.R_AB * interior_point(pair_.b) + pair_.p_AB;
@@ -930,7 +1059,7 @@ void Solver<T>::run_portal() {
   // at the end, warm_tc1). A portal that is not a tetrahedron with r0 on its apex side, or that
   // phase 2 cannot repair, sends the query to the cold start below.
   bool valid_portal = false;
-  if (warm_ != nullptr && warm_->valid && warm_->cores == on_cores_) {
+  if (!newton_ && warm_ != nullptr && warm_->valid && !warm_->newton && warm_->cores == on_cores_) {
     warm_supports(r1, r2, r3);
     {
       using std::sqrt;
@@ -1044,6 +1173,7 @@ void Solver<T>::run_portal() {
   Portal portal{r1, r2, r3};
   Candidate best;
   const T tc_squared = tc_threshold_ * tc_threshold_;
+  T newton_switch_squared = T(kNewtonSwitch * kNewtonSwitch) * length_ * length_;
   // The previous iterate's termination values (scaled as below), for last_tolerance when a
   // degenerate portal ends the loop.
   T last_tc2_scaled = T(-1.0), last_tc3_scaled{}, last_n4_squared = T(1.0);
@@ -1120,6 +1250,13 @@ void Solver<T>::run_portal() {
         return;
       }
     }
+    // Curved pair close to the boundary: the Newton finish takes over (once per query).
+    if (newton_ && newton_attempts_ < kNewtonAttempts &&
+        tc3_squared_scaled <= newton_switch_squared * n4_squared) {
+      ++newton_attempts_;
+      if (newton_finish(n4.to_vec3())) return;
+      newton_switch_squared *= T(kNewtonRetry * kNewtonRetry);
+    }
     // Best so far (L403–404): the smallest termination value seen, with the iterate it came from
     // (compared in squares: min(tc2², tc3²), tc3 > 0 here).
     const T value_squared = std::min(tc2_scaled, tc3_squared_scaled) / n4_squared;
@@ -1177,12 +1314,6 @@ bool sphere_cores_tc1(const Shape& a, const Pose& X_WA, const Shape& b, const Po
   return true;
 }
 
-/// The shape's core is a polytope: a point (sphere), a segment (capsule), a box or a hull.
-bool polytope_core(const Shape& shape) {
-  return shape.type == ShapeType::sphere || shape.type == ShapeType::capsule ||
-         shape.type == ShapeType::box || shape.type == ShapeType::convex_hull;
-}
-
 template <class Scalar>
 void signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                      const Settings& settings, WarmPortal* warm, Result& result) {
@@ -1192,13 +1323,15 @@ void signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   }
   const Mat3 R_AW = X_WA.R.transpose();
   const PosedPair pair{a, b, R_AW * X_WB.R, R_AW * (X_WB.p - X_WA.p), R_AW.col(2)};
-  // Warm starts only where A ⊖ B, as this run sees it, is a polytope: there the answer is the
-  // face the origin ray leaves through whatever the start portal. On a curved difference it moves
-  // with the start portal by about the TC tolerance times the support's gradient (1e-8–1e-7 of
-  // the size measured on cylinders, cones and ellipsoids), so a warm start would make the answer
-  // depend on the pair's history, not on the poses alone.
+  // Portal warm starts only where A ⊖ B, as this run sees it, is a polytope: there the answer is
+  // the face the origin ray leaves through whatever the start portal. On a curved difference the
+  // refinement's answer moves with the start portal by about the TC tolerance times the support's
+  // gradient (1e-8–1e-7 of the size measured on cylinders, cones and ellipsoids), so curved pairs
+  // warm-start only the Newton finish, whose answer is the ray's exit point to the tolerance
+  // whatever its start.
   const bool swept = sweep_radius(a) > 0.0 || sweep_radius(b) > 0.0;
-  if (warm != nullptr && !(polytope_core(a) && polytope_core(b) && (settings.on_cores || !swept))) {
+  if (warm != nullptr && !((settings.on_cores || !swept) &&
+                           (settings.newton_finish || (polytope_core(a) && polytope_core(b))))) {
     warm->valid = false;
     warm = nullptr;
   }

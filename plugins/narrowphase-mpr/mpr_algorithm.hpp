@@ -50,8 +50,22 @@
 //    refines to TC2/TC3. Hull supports climb from the vertices the previous query ended at. Only
 //    where A ⊖ B is a polytope (box, hull, sphere and capsule cores), whose answer is the face the
 //    origin ray leaves through whatever the start portal, so warm and cold answers agree to
-//    rounding; curved pairs always start cold, since their answer moves with the start portal
-//    within the TC tolerance (1e-8–1e-7 of the size).
+//    rounding. Curved pairs warm-start the Newton finish below instead;
+//  - Newton finish on curved pairs (cores with curvature: ellipsoid, cylinder, cone, beam). On a
+//    curved part of A ⊖ B the refinement converges only linearly (Remark 6.1), and its limit is the
+//    point s where the origin ray leaves A ⊖ B, with its normal n. With the ray r0 + t·u, that
+//    normal minimises the convex function g(w) = h(u + w) − (u + w)·r0 over w ⊥ u (h the support
+//    function of A ⊖ B: a point x lies in A ⊖ B iff n·x ≤ h(n) for all n), whose gradient is the
+//    support point's offset from the ray and whose Hessian is the support mapping's derivative
+//    (SDK add_core_support_derivative). Once the refinement's TC3 value is below kNewtonSwitch of
+//    the size, Newton steps on g take over from the portal normal; they end when the support point
+//    lies on the origin ray within the TC tolerance, which certifies it as the ray's exit point
+//    (the support plane touches A ⊖ B there), whatever the start. The pair is answered as TC3
+//    does (depth along that normal as the support value) and the normal is cached: the pair's next
+//    query starts Newton from it (no portal at all when the pose has barely moved). Newton gives
+//    up, and the refinement goes on, when the model is not positive definite (a flat direction: a
+//    face or a cylinder's side line) or a step does not halve the offset (a kink of the support
+//    mapping);
 #pragma once
 
 #include <array>
@@ -81,6 +95,8 @@ struct Settings {
   /// MPR on the shapes' cores with the swept radii added to the result (see above); false runs
   /// it on the full shapes as Modia3D does.
   bool on_cores = true;
+  /// Newton finish on curved pairs (see above); false refines the portal to TC2/TC3 as the thesis.
+  bool newton_finish = true;
 };
 
 /// The portal a pair's last query ended on, for the next query's warm start: the three support
@@ -89,7 +105,7 @@ struct Settings {
 struct WarmPortal {
   /// Any positive multiples of the directions will do (they are stored as the query used them,
   /// not normalised).
-  std::array<Vec3, 3> directions{};
+  std::array<Vec3, 3> directions{Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
   /// Hull vertex numbers of the last support points of A and B (0 for other shapes): the next
   /// query's hull supports climb from them instead of scanning or sampling the hull. The climb is
   /// exact from any start, so a stale or out-of-range number costs time, never accuracy.
@@ -97,6 +113,9 @@ struct WarmPortal {
   std::uint32_t hint_b = 0;
   bool valid = false;
   bool cores = false;  ///< the portal's support points were the cores' (Settings::on_cores)
+  /// A curved pair's Newton finish: directions[0] is the normal it ended on (the next query's
+  /// Newton start), directions[1..2] are unused.
+  bool newton = false;
 };
 
 /// How a query ended.
@@ -115,8 +134,11 @@ enum class Termination : std::int32_t {
   /// Phase 3 proved the pair separated (r4's support plane leaves the origin outside) before
   /// TC2/TC3: the distance is completed to the exact Euclidean one from that portal (cores mode)
   separated_closest_point = 9,
+  /// Curved pair: the Newton finish found the normal whose support point lies on the origin ray
+  /// within the TC tolerance (the limit of TC3's refinement; exact to the tolerance)
+  newton = 10,
 };
-inline constexpr int termination_count = 10;
+inline constexpr int termination_count = 11;
 const char* termination_name(Termination termination);
 
 /// Result of one MPR query with what is needed to judge it.
@@ -126,13 +148,15 @@ struct Result {
   std::int32_t phase2_iterations = 0;
   std::int32_t phase3_iterations = 0;
   std::int32_t completion_iterations = 0;  ///< closest-point iterations (separated, Thm 6.3 case 2)
+  std::int32_t newton_iterations = 0;      ///< support points the Newton finish took
   bool iteration_limit_hit = false;        ///< some phase stopped at max_iterations
   bool degenerate = false;                 ///< a degenerate case was handled by a fallback
   bool coincident_interior_points = false;  ///< r0 ≈ 0 was shifted (Neumayr L316–318)
   /// The cores intersect or are degenerate and coincide: the query was run again on the full
   /// shapes (Settings::on_cores only).
   bool full_shape_rerun = false;
-  /// Phase 2 started from the WarmPortal given to the query and found a valid portal from it.
+  /// Phase 2 started from the WarmPortal given to the query and found a valid portal from it, or
+  /// (curved pairs) the Newton finish started from the cached normal and ended there.
   bool warm_started = false;
   /// The termination value (TC2 or TC3, relative to the size of A ⊖ B) of the phase-3 iterate the
   /// result was taken from, and of the last phase-3 iterate; −1 when phase 3 did not run.
@@ -141,7 +165,7 @@ struct Result {
   std::int32_t result_iteration = 0;  ///< the phase-3 iteration the result was taken from (1-based)
 
   std::int32_t iterations() const {
-    return phase2_iterations + phase3_iterations + completion_iterations;
+    return phase2_iterations + phase3_iterations + completion_iterations + newton_iterations;
   }
 };
 

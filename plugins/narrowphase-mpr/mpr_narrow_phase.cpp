@@ -21,9 +21,12 @@ ContactGeometry swap_roles(const ContactGeometry& geometry) {
 }
 
 /// NarrowPhaseCache layout of the warm start: data[0..8] the portal's three support directions in
-/// A's frame, data[9] 1 when they were the cores', data[10] and data[11] the hull vertex numbers
-/// A's and B's supports ended at; `valid` holds kPortalTag while they are set.
+/// A's frame (a curved pair's Newton normal in data[0..2]), data[9] the flags kCoresFlag and
+/// kNewtonFlag, data[10] and data[11] the hull vertex numbers A's and B's supports ended at;
+/// `valid` holds kPortalTag while they are set.
 constexpr std::int32_t kPortalTag = 0x4d505232;  // "MPR2"
+constexpr int kCoresFlag = 1;   ///< the support points were the cores' (WarmPortal::cores)
+constexpr int kNewtonFlag = 2;  ///< a Newton normal, not a portal (WarmPortal::newton)
 
 /// A vertex number stored as a double (exact below 2^53); anything else reads as 0.
 std::uint32_t read_vertex(double value) {
@@ -36,7 +39,10 @@ bool read_portal(const NarrowPhaseCache& cache, mpr::WarmPortal& warm) {
     if (!std::isfinite(cache.data[k])) return false;
   for (int v = 0; v < 3; ++v)
     warm.directions[v] = Vec3(cache.data[3 * v], cache.data[3 * v + 1], cache.data[3 * v + 2]);
-  warm.cores = cache.data[9] != 0.0;
+  const int flags =
+      cache.data[9] >= 0.0 && cache.data[9] < 4.0 ? static_cast<int>(cache.data[9]) : 0;
+  warm.cores = (flags & kCoresFlag) != 0;
+  warm.newton = (flags & kNewtonFlag) != 0;
   warm.hint_a = read_vertex(cache.data[10]);
   warm.hint_b = read_vertex(cache.data[11]);
   warm.valid = true;
@@ -50,7 +56,7 @@ void write_portal(const mpr::WarmPortal& warm, NarrowPhaseCache& cache) {
   }
   for (int v = 0; v < 3; ++v)
     for (int k = 0; k < 3; ++k) cache.data[3 * v + k] = warm.directions[v][k];
-  cache.data[9] = warm.cores ? 1.0 : 0.0;
+  cache.data[9] = (warm.cores ? kCoresFlag : 0) + (warm.newton ? kNewtonFlag : 0);
   cache.data[10] = warm.hint_a;
   cache.data[11] = warm.hint_b;
   cache.valid = kPortalTag;
@@ -104,6 +110,7 @@ MprNarrowPhase::MprNarrowPhase(const ParameterValues& params) {
     manifold_points_ = static_cast<int>(points);
   }
   if (params.contains("warm_start")) warm_start_ = params.boolean("warm_start");
+  if (params.contains("newton_finish")) settings_.newton_finish = params.boolean("newton_finish");
   if (!(settings_.tolerance > 0.0)) {
     throw InputError("mpr narrow phase: params.tolerance is " +
                      std::to_string(settings_.tolerance) + "; expected a value > 0");
@@ -144,8 +151,17 @@ ParameterSchema MprNarrowPhase::schema() {
           "temporal coherence on polytope pairs (box, hull, sphere and capsule cores): phase 2 "
           "starts from the portal the pair's previous query ended on (kept in the pair's cache) "
           "when its support points still span a tetrahedron around the origin ray, else the "
-          "query starts cold; the answer is the cold one to rounding. Curved pairs always start "
-          "cold. false starts every query from the interior point, as Modia3D does"),
+          "query starts cold; the answer is the cold one to rounding. Curved pairs start the "
+          "Newton finish from the normal their last query ended on (newton_finish). false starts "
+          "every query from the interior point, as Modia3D does"),
+      boolean_parameter(
+          "newton_finish", true,
+          "on curved pairs (ellipsoid, cylinder, cone, beam cores), where the portal refinement "
+          "converges only linearly, Newton steps on the support function take over once the "
+          "refinement is within 1e-3 of the size, and end when the support point lies on the "
+          "origin ray within the tolerance (the limit of the refinement, certified); where "
+          "Newton cannot (faces, side lines) the refinement goes on. false refines to TC2/TC3 "
+          "as Neumayr's MPR does"),
   };
 }
 

@@ -10,8 +10,10 @@
 //                   support: radii inside the support mapping, as Modia3D
 //   manifold_points 1 (default) | 2..4: points of a line or face contact (contactlab/manifold.hpp)
 //   warm_start      true (default): on polytope pairs phase 2 starts from the portal the pair's
-//                   last query ended on, kept in its NarrowPhaseCache | false: every query starts
-//                   cold (Modia3D)
+//                   last query ended on, kept in its NarrowPhaseCache, and curved pairs start the
+//                   Newton finish from their last normal | false: every query starts cold (Modia3D)
+//   newton_finish   true (default): Newton steps finish curved pairs | false: portal refinement to
+//                   TC2/TC3 only (Neumayr)
 #pragma once
 
 #include <array>
