@@ -441,8 +441,10 @@ template <class T>
 class Solver {
  public:
   /// The query's answer is written into `result` (reset here).
-  Solver(const PosedPair& pair, const Settings& settings, bool on_cores, WarmPortal* warm,
-         Result& result)
+  /// Always inlined: out of line (GCC's choice once the solver grew), the call and the members'
+  /// set-up cost 76 instructions per query, 3 % of a warm box–box query.
+  [[gnu::always_inline]] Solver(const PosedPair& pair, const Settings& settings, bool on_cores,
+                                WarmPortal* warm, Result& result)
       : pair_(pair),
         warm_(warm),
         on_cores_(on_cores),
@@ -576,7 +578,8 @@ class Solver {
 
   /// Witness points a, b (their difference is ≈ −δ·n) re-centred on their midpoint so that
   /// point_b − point_a = δ·n holds to rounding.
-  void set_geometry(const V& a, const V& b, const T& distance, const V& normal) {
+  [[gnu::always_inline]] void set_geometry(const V& a, const V& b, const T& distance,
+                                           const V& normal) {
     const V middle = (a + b) * T(0.5);
     const V half_gap = normal * T(distance * T(0.5));
     ContactGeometry& g = result_.geometry;
@@ -683,7 +686,7 @@ class Solver {
   const Vec3 box_core_b_;
   /// Curved pair on the cores (or without swept radii): the Newton finish may take over.
   const bool newton_;
-  int newton_attempts_ = 0;  ///< Newton finishes tried in this query
+  int newton_attempts_ = 0;           ///< Newton finishes tried in this query
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
   mutable std::uint32_t hint_b_ = 0;
@@ -924,10 +927,11 @@ bool Solver<T>::newton_finish(const Vec3& start) {
     const V offset = s.p - r0_;
     const T g1 = dot(offset, t1_T), g2 = dot(offset, t2_T);
     const T off_squared = g1 * g1 + g2 * g2;
+    // A support plane that leaves the origin outside proves the pair separated: the exit point is
+    // not the answer (the refinement's closest-point completion is).
+    if (dot(s.p, V::from(n)) < T(0.0)) return false;
     if (off_squared <= threshold_squared) {
-      using std::sqrt;
       const V e = V::from(n) / T(n.norm());
-      if (dot(s.p, e) < T(0.0)) return false;  // separated: not the answer
       result_.termination = Termination::newton;
       result_.result_tolerance = result_.last_tolerance = relative_tolerance(off_squared);
       set_geometry(s.a, s.b, T(-dot(s.p, e)), e);
