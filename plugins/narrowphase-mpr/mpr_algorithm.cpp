@@ -80,6 +80,9 @@ constexpr int kNewtonSteps = 8;
 constexpr double kNewtonConditioning = 1e-10;
 /// Largest Newton step in the chart n = u + w (|w| = tan of the angle to the ray): 45°.
 constexpr double kNewtonTrustRadius = 1.0;
+/// The side-line Newton is tried when the Newton finish gives up with its normal within this
+/// cosine of a cylinder's side (|n·axis| < kSideLineAngle).
+constexpr double kSideLineAngle = 0.05;
 
 template <class T>
 double to_double(const T& value) {
@@ -605,6 +608,30 @@ class Solver {
   }
 
   bool newton_finish(const Vec3& start);
+  bool newton_side_line(const Vec3& start, bool on_b);
+  /// The Newton finish, then (where it gives up next to a cylinder's side line) the side-line one.
+  /// `side`: the side line the pair's last query ended on (warm start), tried first.
+  bool newton(const Vec3& start, std::uint8_t side = 0) {
+    if (side != 0 && newton_side_line(start, side == 2)) return true;
+    if (newton_finish(start)) return true;
+    const Vec3 e = start.normalized();
+    return (side != 1 && pair_.a.type == ShapeType::cylinder && std::abs(e.z()) < kSideLineAngle &&
+            newton_side_line(start, false)) ||
+           (side != 2 && pair_.b.type == ShapeType::cylinder &&
+            std::abs(e.dot(pair_.R_AB.col(2))) < kSideLineAngle && newton_side_line(start, true));
+  }
+
+  /// Records a Newton ending (result written by the caller) for the pair's next query.
+  void save_newton(const Vec3& n, std::uint8_t side = 0) {
+    if (warm_ == nullptr) return;
+    // (all three written: the cache stores them, and Eigen leaves unset vectors garbage)
+    warm_->directions = {n, Vec3::Zero(), Vec3::Zero()};
+    warm_->hint_a = hint_a_;
+    warm_->hint_b = hint_b_;
+    warm_->newton = warm_->valid = true;
+    warm_->newton_side = side;
+    warm_->cores = on_cores_;
+  }
   /// Sets r0, the origin ray and the thresholds for a warm Newton start from the cached normal;
   /// false when the cold start must handle the pair (coincident interior points, no size).
   bool warm_newton();
@@ -923,7 +950,7 @@ bool Solver<T>::newton_finish(const Vec3& start) {
   for (int step = 1; step <= kNewtonSteps; ++step) {
     const Vec3 n = u + w;
     const S s = support(V::from(n));
-    result_.newton_iterations = step;
+    ++result_.newton_iterations;
     const V offset = s.p - r0_;
     const T g1 = dot(offset, t1_T), g2 = dot(offset, t2_T);
     const T off_squared = g1 * g1 + g2 * g2;
@@ -935,14 +962,7 @@ bool Solver<T>::newton_finish(const Vec3& start) {
       result_.termination = Termination::newton;
       result_.result_tolerance = result_.last_tolerance = relative_tolerance(off_squared);
       set_geometry(s.a, s.b, T(-dot(s.p, e)), e);
-      if (warm_ != nullptr) {
-        // (all three written: the cache stores them, and Eigen leaves unset vectors garbage)
-        warm_->directions = {n, Vec3::Zero(), Vec3::Zero()};
-        warm_->hint_a = hint_a_;
-        warm_->hint_b = hint_b_;
-        warm_->newton = warm_->valid = true;
-        warm_->cores = on_cores_;
-      }
+      save_newton(n);
       return true;
     }
     // A step that does not halve the offset: a kink of the support mapping (its branches' models
@@ -964,6 +984,81 @@ bool Solver<T>::newton_finish(const Vec3& start) {
       b *= kNewtonTrustRadius / length;
     }
     w += a * t1 + b * t2;
+    if (!w.allFinite()) return false;
+  }
+  return false;
+}
+
+/// Side-line Newton (cylinders; see the header). Where the origin ray leaves A ⊖ B through the
+/// strip swept by a cylinder X's side line, X's support at the answer's normal n (n ⊥ X's axis a)
+/// is the whole line between its rims, g has a kink along the line L = {w : (u + w)·a = 0}, and
+/// its minimum lies on L: a 1-D Newton along ℓ = u × a, L's direction, on which either rim gives
+/// the same gradient ℓ·(s − r0) and the same curvature ℓ·J·ℓ. It ends when that gradient is
+/// within the TC threshold and the ray passes between the two rims' support points (their offsets
+/// from the ray across L bracket zero): the exit point lies on the segment joining them. `on_b`:
+/// X is B, else A. Same contract as newton_finish.
+template <class T>
+bool Solver<T>::newton_side_line(const Vec3& start, bool on_b) {
+  const Mat3& R = pair_.R_AB;
+  const Vec3 axis = on_b ? Vec3(R.col(2)) : Vec3::UnitZ();  // X's axis in A's frame
+  const Vec3 u = ray_.to_vec3();
+  Vec3 line = u.cross(axis);
+  const double across_length = line.norm();  // |P_u a|: the axis's part normal to the ray
+  if (!(across_length > kSideLineAngle)) return false;  // the ray runs along the axis
+  line /= across_length;
+  const Vec3 across = (axis - axis.dot(u) * u) / across_length;  // L's normal in the plane
+  const double start_along = start.dot(u);
+  if (!(start_along > 0.0)) return false;
+  Vec3 w = start / start_along - u;
+  // Onto L: (u + w)·a = 0, i.e. w·across = −(u·a)/|P_u a|, keeping the component along ℓ.
+  w = w.dot(line) * line - (axis.dot(u) / across_length) * across;
+  const Vec3 line_B = R.transpose() * line;
+  const V line_T = V::from(line), across_T = V::from(across);
+  const V axis_T = V::from(axis), t_T = V::from(Vec3(pair_.p_AB));
+  const T threshold_squared = tc_threshold_ * tc_threshold_;
+  T previous{};
+  for (int step = 1; step <= kNewtonSteps; ++step) {
+    const Vec3 n = u + w;
+    const S s = support(V::from(n));
+    ++result_.newton_iterations;
+    if (dot(s.p, V::from(n)) < T(0.0)) return false;  // separated (see newton_finish)
+    // The other rim's support point: X's point mirrored through its mid-plane (X's frame z).
+    S other = s;
+    if (on_b) {
+      const T height = dot(s.b - t_T, axis_T);
+      other.b = s.b - axis_T * T(2.0 * height);
+    } else {
+      other.a = s.a - axis_T * T(2.0 * s.a.z);
+    }
+    other.p = other.a - other.b;
+    const T gradient = dot(s.p - r0_, line_T);
+    if (gradient * gradient <= threshold_squared) {
+      const T offset = dot(s.p - r0_, across_T);
+      const T other_offset = dot(other.p - r0_, across_T);
+      if (offset * other_offset > T(0.0)) return false;  // the ray misses the side line
+      const T denominator = other_offset - offset;
+      const T lambda = denominator != T(0.0) ? T(other_offset / denominator) : T(0.5);
+      const V a = other.a + (s.a - other.a) * lambda;
+      const V b = other.b + (s.b - other.b) * lambda;
+      const V e = V::from(n) / T(n.norm());
+      result_.termination = Termination::newton;
+      result_.result_tolerance = result_.last_tolerance = relative_tolerance(gradient * gradient);
+      set_geometry(a, b, T(-dot(s.p, e)), e);
+      save_newton(n, on_b ? 2 : 1);
+      return true;
+    }
+    const T magnitude = gradient < T(0.0) ? T(-gradient) : gradient;
+    if (step > 1 && !(magnitude < T(0.5) * previous)) return false;
+    previous = magnitude;
+    double q = 0.0, q12 = 0.0, q22 = 0.0;
+    add_core_support_derivative(pair_.a, n, line, line, q, q12, q22);
+    double q_b = 0.0;
+    add_core_support_derivative(pair_.b, -(R.transpose() * n), line_B, line_B, q_b, q12, q22);
+    q += q_b;
+    if (!(q > 0.0)) return false;
+    const double step_length =
+        std::clamp(-to_double(gradient) / q, -kNewtonTrustRadius, kNewtonTrustRadius);
+    w += step_length * line;
     if (!w.allFinite()) return false;
   }
   return false;
@@ -1005,7 +1100,7 @@ void Solver<T>::run_portal() {
     warm_->valid = false;
     hint_a_ = warm_->hint_a;
     hint_b_ = warm_->hint_b;
-    if (warm_newton() && newton_finish(warm_->directions[0])) {
+    if (warm_newton() && newton(warm_->directions[0], warm_->newton_side)) {
       result_.warm_started = true;
       return;
     }
@@ -1258,7 +1353,7 @@ void Solver<T>::run_portal() {
     if (newton_ && newton_attempts_ < kNewtonAttempts &&
         tc3_squared_scaled <= newton_switch_squared * n4_squared) {
       ++newton_attempts_;
-      if (newton_finish(n4.to_vec3())) return;
+      if (newton(n4.to_vec3())) return;
       newton_switch_squared *= T(kNewtonRetry * kNewtonRetry);
     }
     // Best so far (L403–404): the smallest termination value seen, with the iterate it came from

@@ -64,8 +64,13 @@
 //    does (depth along that normal as the support value) and the normal is cached: the pair's next
 //    query starts Newton from it (no portal at all when the pose has barely moved). Newton gives
 //    up, and the refinement goes on, when the model is not positive definite (a flat direction: a
-//    face or a cylinder's side line) or a step does not halve the offset (a kink of the support
-//    mapping);
+//    face, or a curved shape against a polytope, curved in one direction only) or a step does not
+//    halve the offset (a kink of the support mapping). Next to a cylinder's side line (the normal
+//    within 0.05 of normal to its axis) a 1-D Newton along the kink takes over where the 2-D one
+//    gives up: there the cylinder's support is the line between its rims, the answer's normal is
+//    normal to the axis, and the exit point lies on the segment between the rims' points when the
+//    ray passes between them. Frustum side lines and curved–polytope pairs (cylinder–box, cone–hull)
+//    are still refined linearly;
 #pragma once
 
 #include <array>
@@ -116,6 +121,8 @@ struct WarmPortal {
   /// A curved pair's Newton finish: directions[0] is the normal it ended on (the next query's
   /// Newton start), directions[1..2] are unused.
   bool newton = false;
+  /// The Newton finish ended on a cylinder's side line: 1 A's, 2 B's, 0 neither.
+  std::uint8_t newton_side = 0;
 };
 
 /// How a query ended.
@@ -148,7 +155,7 @@ struct Result {
   std::int32_t phase2_iterations = 0;
   std::int32_t phase3_iterations = 0;
   std::int32_t completion_iterations = 0;  ///< closest-point iterations (separated, Thm 6.3 case 2)
-  std::int32_t newton_iterations = 0;      ///< support points the Newton finish took
+  std::int32_t newton_iterations = 0;      ///< Newton steps (each one support point)
   bool iteration_limit_hit = false;        ///< some phase stopped at max_iterations
   bool degenerate = false;                 ///< a degenerate case was handled by a fallback
   bool coincident_interior_points = false;  ///< r0 ≈ 0 was shifted (Neumayr L316–318)

@@ -1260,7 +1260,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "mpr: the Newton finish ends on the origin ray's exit point (support point within 2e-12 m of "
+    "mpr: the Newton finish ends on the origin ray's exit point (support set within 2e-12 m of "
     "the ray, the 1e-12 tolerance times the size, depth its support value), the refinement's "
     "answer within 1e-6 m") {
   // Curved pairs (cylinder–cylinder, ellipsoid–ellipsoid, frustum–ellipsoid) penetrating by up to
@@ -1278,7 +1278,7 @@ TEST_CASE(
     MprNarrowPhase newton_phase = make_mpr(precision);
     MprNarrowPhase refine_phase = make_mpr(precision, {{"newton_finish", false}});
     for (const auto& [a, b] : pairs) {
-      int newton_endings = 0, queries = 0;
+      int newton_endings = 0, queries = 0, side_lines = 0;
       double worst_off_ray = 0.0, worst_versus_refinement = 0.0;
       for (int i = 0; i < 300; ++i) {
         const Pose X_WA = random_pose(rng, 2.0);
@@ -1300,22 +1300,49 @@ TEST_CASE(
         CHECK(std::abs(g.distance_m - refined.points[0].distance_m) <= 1e-6);
         if (newton_phase.last_result().termination != mpr::Termination::newton) continue;
         ++newton_endings;
-        const Vec3 s = contactlab::support_W(a, X_WA, g.normal_W) -
-                       contactlab::support_W(b, X_WB, -g.normal_W);
+        side_lines += std::abs(g.normal_W.dot(X_WA.R.col(2))) < 1e-6 ||
+                      std::abs(g.normal_W.dot(X_WB.R.col(2))) < 1e-6;
+        // The support set of each shape along n: one point, or a cylinder's side line (both rims,
+        // picked by tilting n along the axis, which leaves the rim point's radial direction as
+        // it is) when n is normal to its axis.
+        const auto support_set = [](const Shape& shape, const Pose& X, const Vec3& n) {
+          const Vec3 axis = X.R.col(2);
+          if (shape.type == ShapeType::cylinder && std::abs(n.dot(axis)) < 1e-6) {
+            return std::vector<Vec3>{contactlab::support_W(shape, X, n + 1e-3 * axis),
+                                     contactlab::support_W(shape, X, n - 1e-3 * axis)};
+          }
+          return std::vector<Vec3>{contactlab::support_W(shape, X, n)};
+        };
+        std::vector<Vec3> points;  // of A ⊖ B's support set along n
+        for (const Vec3& p_a : support_set(a, X_WA, g.normal_W))
+          for (const Vec3& p_b : support_set(b, X_WB, -g.normal_W)) points.push_back(p_a - p_b);
         const Vec3 r0 = X_WA.p - X_WB.p;  // the shapes' centres are their interior points
         const Vec3 u = -r0.normalized();
-        const double off_ray = (s - r0).cross(u).norm();
+        // Distance from the origin ray's line to the support set (its points and the segments
+        // between them; the set is a point or a segment here).
+        double off_ray = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < points.size(); ++i) {
+          const Vec3 o_i = (points[i] - r0).cross(u);
+          off_ray = std::min(off_ray, o_i.norm());
+          for (std::size_t j = i + 1; j < points.size(); ++j) {
+            const Vec3 o_j = (points[j] - r0).cross(u);
+            const Vec3 edge = o_j - o_i;
+            const double t = std::clamp(-o_i.dot(edge) / edge.squaredNorm(), 0.0, 1.0);
+            off_ray = std::min(off_ray, (o_i + t * edge).norm());
+          }
+        }
         worst_off_ray = std::max(worst_off_ray, off_ray);
         CHECK(off_ray <= 2e-12);  // tolerance × the size of A ⊖ B seen from r0 (below 2 m here)
-        CHECK(std::abs(g.distance_m + s.dot(g.normal_W)) <= 1e-12);
+        CHECK(std::abs(g.distance_m + points[0].dot(g.normal_W)) <= 1e-12);
         CHECK(g.distance_m < 0.0);
       }
       std::printf(
-          "mpr %s Newton finish %s-%s: %d of %d queries ended in Newton, support point off the "
-          "ray at most %.2e m, |d - refined d| at most %.2e m\n",
+          "mpr %s Newton finish %s-%s: %d of %d queries ended in Newton (%d on a side line), "
+          "support set off the ray at most %.2e m, |d - refined d| at most %.2e m\n",
           precision.c_str(), shape_type_name(a.type), shape_type_name(b.type), newton_endings,
-          queries, worst_off_ray, worst_versus_refinement);
+          queries, side_lines, worst_off_ray, worst_versus_refinement);
       CHECK(newton_endings * 10 >= queries * 7);
+      if (a.type == ShapeType::cylinder) CHECK(side_lines > 0);
     }
   }
 }
