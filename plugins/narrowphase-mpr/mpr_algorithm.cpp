@@ -621,8 +621,15 @@ class Solver {
             std::abs(e.dot(pair_.R_AB.col(2))) < kSideLineAngle && newton_side_line(start, true));
   }
 
-  /// Records a Newton ending (result written by the caller) for the pair's next query.
-  void save_newton(const Vec3& n, std::uint8_t side = 0) {
+  /// A Newton ending at direction n with witnesses a, b and a support point p of A ⊖ B along n
+  /// (the depth is its support value), `off_squared` its termination value [m²]; recorded for the
+  /// pair's next query with the side line it ended on (`side`, WarmPortal::newton_side).
+  void finish_newton(const V& a, const V& b, const V& p, const Vec3& n, const T& off_squared,
+                     std::uint8_t side) {
+    const V e = V::from(n) / T(n.norm());
+    result_.termination = Termination::newton;
+    result_.result_tolerance = result_.last_tolerance = relative_tolerance(off_squared);
+    set_geometry(a, b, T(-dot(p, e)), e);
     if (warm_ == nullptr) return;
     // (all three written: the cache stores them, and Eigen leaves unset vectors garbage)
     warm_->directions = {n, Vec3::Zero(), Vec3::Zero()};
@@ -958,11 +965,7 @@ bool Solver<T>::newton_finish(const Vec3& start) {
     // not the answer (the refinement's closest-point completion is).
     if (dot(s.p, V::from(n)) < T(0.0)) return false;
     if (off_squared <= threshold_squared) {
-      const V e = V::from(n) / T(n.norm());
-      result_.termination = Termination::newton;
-      result_.result_tolerance = result_.last_tolerance = relative_tolerance(off_squared);
-      set_geometry(s.a, s.b, T(-dot(s.p, e)), e);
-      save_newton(n);
+      finish_newton(s.a, s.b, s.p, n, off_squared, 0);
       return true;
     }
     // A step that does not halve the offset: a kink of the support mapping (its branches' models
@@ -1038,13 +1041,8 @@ bool Solver<T>::newton_side_line(const Vec3& start, bool on_b) {
       if (offset * other_offset > T(0.0)) return false;  // the ray misses the side line
       const T denominator = other_offset - offset;
       const T lambda = denominator != T(0.0) ? T(other_offset / denominator) : T(0.5);
-      const V a = other.a + (s.a - other.a) * lambda;
-      const V b = other.b + (s.b - other.b) * lambda;
-      const V e = V::from(n) / T(n.norm());
-      result_.termination = Termination::newton;
-      result_.result_tolerance = result_.last_tolerance = relative_tolerance(gradient * gradient);
-      set_geometry(a, b, T(-dot(s.p, e)), e);
-      save_newton(n, on_b ? 2 : 1);
+      finish_newton(other.a + (s.a - other.a) * lambda, other.b + (s.b - other.b) * lambda, s.p, n,
+                    gradient * gradient, on_b ? 2 : 1);
       return true;
     }
     const T magnitude = gradient < T(0.0) ? T(-gradient) : gradient;
