@@ -43,6 +43,8 @@ const char* termination_name(Termination termination) {
       return "separated_closest_point";
     case Termination::newton:
       return "newton";
+    case Termination::newton_closest_point:
+      return "newton_closest_point";
   }
   return "unknown";
 }
@@ -610,6 +612,7 @@ class Solver {
 
   bool newton_finish(const Vec3& start);
   bool newton_side_line(const Vec3& start, bool on_b);
+  bool newton_separated(const Vec3& start);
   /// The Newton finish, then (where it gives up next to a cylinder's side line) the side-line one.
   /// `side`: the side line the pair's last query ended on (warm start), tried first.
   bool newton(const Vec3& start, std::uint8_t side = 0) {
@@ -631,6 +634,10 @@ class Solver {
     result_.termination = Termination::newton;
     result_.result_tolerance = result_.last_tolerance = relative_tolerance(off_squared);
     set_geometry(a, b, T(-dot(p, e)), e);
+    finish_newton_cache(n, side);
+  }
+  /// Caches the normal n of a Newton ending for the pair's next query.
+  void finish_newton_cache(const Vec3& n, std::uint8_t side) {
     if (warm_ == nullptr) return;
     // (all three written: the cache stores them, and Eigen leaves unset vectors garbage)
     warm_->directions = {n, Vec3::Zero(), Vec3::Zero()};
@@ -638,6 +645,7 @@ class Solver {
     warm_->hint_b = hint_b_;
     warm_->newton = warm_->valid = true;
     warm_->newton_side = side;
+    warm_->newton_separated = false;
     warm_->cores = on_cores_;
   }
   /// Sets r0, the origin ray and the thresholds for a warm Newton start from the cached normal;
@@ -1067,6 +1075,80 @@ bool Solver<T>::newton_side_line(const Vec3& start, bool on_b) {
   return false;
 }
 
+/// Separated curved pair (see the header): Newton steps on h(m) = m̂·s(m̂) from the direction
+/// `start`, in the chart m̂ + a·t1 + b·t2 of the tangent plane, where h has the gradient
+/// (t1·s, t2·s) and the Hessian J − h·I. The upper bound |s| of the best support point and the
+/// lower bound −h of the best direction must agree to the TC threshold; the answer is that support
+/// point (the cores' closest point within the tolerance) with its direction as the normal, the
+/// swept radii taken off. False when the bounds do not close within kNewtonSteps, when no lower
+/// bound is positive (not separated after all) or the model is not positive definite; the
+/// closest-point iteration then answers.
+template <class T>
+bool Solver<T>::newton_separated(const Vec3& start) {
+  const double start_length = start.norm();
+  if (!(start_length > 0.0)) return false;
+  Vec3 m = start / start_length;
+  const Mat3& R = pair_.R_AB;
+  T lower = T(-std::numeric_limits<double>::infinity());
+  T upper = T(std::numeric_limits<double>::infinity());
+  S closest;
+  Vec3 closest_direction = m;  // the direction `closest` is the support point of
+  for (int step = 1; step <= kNewtonSteps; ++step) {
+    const S s = support(V::from(m));
+    ++result_.newton_iterations;
+    const T h = dot(s.p, V::from(m));
+    if (T(-h) > lower) lower = -h;
+    const T length = norm(s.p);
+    if (length < upper) {
+      upper = length;
+      closest = s;
+      closest_direction = m;
+    }
+    if (upper - lower <= tc_threshold_) {
+      if (!(lower > T(0.0))) return false;
+      const V normal = -closest.p / upper;  // from A towards B
+      const T radius_a = T(radius_a_), radius_b = T(radius_b_);
+      result_.termination = Termination::newton_closest_point;
+      result_.result_tolerance = result_.last_tolerance =
+          relative_tolerance(T((upper - lower) * (upper - lower)));
+      set_geometry(closest.a + normal * radius_a, closest.b - normal * radius_b,
+                   T(upper - radius_a - radius_b), normal);
+      radii_applied_ = true;
+      if (warm_ != nullptr) {
+        // The direction of the closest support point: from it the next query at this pose meets
+        // the same bounds at its first step.
+        finish_newton_cache(closest_direction, 0);
+        warm_->newton_separated = true;
+      }
+      return true;
+    }
+    if (step >= 2 && !(lower > T(0.0))) return false;
+    Vec3 t1, t2;
+    complete_basis(m, t1, t2);
+    double q11 = 0.0, q12 = 0.0, q22 = 0.0;
+    add_core_support_derivative(pair_.a, m, t1, t2, q11, q12, q22);
+    add_core_support_derivative(pair_.b, -(R.transpose() * m), R.transpose() * t1,
+                                R.transpose() * t2, q11, q12, q22);
+    const double h_double = to_double(h);
+    q11 -= h_double;
+    q22 -= h_double;
+    const double det = q11 * q22 - q12 * q12;
+    if (!(q11 > 0.0 && q22 > 0.0 && det > 0.0) || !std::isfinite(det)) return false;
+    const double g1 = to_double(dot(s.p, V::from(t1)));
+    const double g2 = to_double(dot(s.p, V::from(t2)));
+    double a = -(q22 * g1 - q12 * g2) / det;
+    double b = -(q11 * g2 - q12 * g1) / det;
+    const double step_length = std::sqrt(a * a + b * b);
+    if (step_length > kNewtonTrustRadius) {
+      a *= kNewtonTrustRadius / step_length;
+      b *= kNewtonTrustRadius / step_length;
+    }
+    m = (m + a * t1 + b * t2).normalized();
+    if (!m.allFinite()) return false;
+  }
+  return false;
+}
+
 template <class T>
 bool Solver<T>::warm_newton() {
   const Vec3 c_A = interior_point(pair_.a);
@@ -1103,7 +1185,10 @@ void Solver<T>::run_portal() {
     warm_->valid = false;
     hint_a_ = warm_->hint_a;
     hint_b_ = warm_->hint_b;
-    if (warm_newton() && newton(warm_->directions[0], warm_->newton_side)) {
+    const bool answered = warm_newton() && (warm_->newton_separated
+                                                ? newton_separated(warm_->directions[0])
+                                                : newton(warm_->directions[0], warm_->newton_side));
+    if (answered) {
       result_.warm_started = true;
       return;
     }
@@ -1328,6 +1413,7 @@ void Solver<T>::run_portal() {
       }
       if (separated) {
         completion_tried = true;
+        if (newton_ && newton_separated(e4.to_vec3())) return;
         if (complete_closest_point(e4, &portal, &r4)) {
           save_portal(portal);
           result_.result_iteration = iteration;

@@ -69,8 +69,13 @@
 //    within 0.05 of normal to its axis) a 1-D Newton along the kink takes over where the 2-D one
 //    gives up: there the cylinder's support is the line between its rims, the answer's normal is
 //    normal to the axis, and the exit point lies on the segment between the rims' points when the
-//    ray passes between them. Frustum side lines and curved–polytope pairs (cylinder–box, cone–hull)
-//    are still refined linearly;
+//    ray passes between them. Frustum side lines and curved–polytope pairs (cylinder–box,
+//    cone–hull) are still refined linearly. A curved pair proven separated is completed by Newton
+//    steps on the support function h over unit directions m (Hessian J − h·I, positive definite
+//    when the pair is separated, h < 0) before the closest-point iteration (which crawls on curved
+//    cores): every m gives the lower bound −h(m) of the distance and every support point the upper
+//    bound |s|, and the answer stands when they agree to the tolerance; its normal is cached as
+//    well;
 #pragma once
 
 #include <array>
@@ -123,6 +128,9 @@ struct WarmPortal {
   bool newton = false;
   /// The Newton finish ended on a cylinder's side line: 1 A's, 2 B's, 0 neither.
   std::uint8_t newton_side = 0;
+  /// The pair was separated: directions[0] is the normal of its distance (the separated Newton's
+  /// start).
+  bool newton_separated = false;
 };
 
 /// How a query ended.
@@ -144,8 +152,11 @@ enum class Termination : std::int32_t {
   /// Curved pair: the Newton finish found the normal whose support point lies on the origin ray
   /// within the TC tolerance (the limit of TC3's refinement; exact to the tolerance)
   newton = 10,
+  /// Curved pair proven separated: Newton steps on the support function over unit directions
+  /// closed the gap between the distance's bounds to the tolerance
+  newton_closest_point = 11,
 };
-inline constexpr int termination_count = 11;
+inline constexpr int termination_count = 12;
 const char* termination_name(Termination termination);
 
 /// Result of one MPR query with what is needed to judge it.
