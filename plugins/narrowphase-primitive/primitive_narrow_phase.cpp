@@ -1194,81 +1194,18 @@ struct BoxBoxScales {
                                  k.tolerance_m, out, &cache);
 }
 
-/// Everything but the warm corner: cold corners, cached edge pairs and normals, the search for
-/// separated cores, and the separating-axis test with its contact for overlapping ones.
-[[gnu::noinline]] void box_box_search(const Shape& a, const Pose& X_WA, const Shape& b,
-                                      const Pose& X_WB, int max_points, ContactManifold& out,
-                                      NarrowPhaseCache* cache) {
-  // As in box_box_scales (the values must agree with the warm corner's).
-  const Vec3 h_a = core_half_extents(a);
-  const Vec3 h_b = core_half_extents(b);
-  const double r_a = a.smoothing_radius_m;
-  const double r_b = b.smoothing_radius_m;
-  const double size_m = a.half_extents_m.maxCoeff() + b.half_extents_m.maxCoeff();
-  const double tolerance_m = kRelativeTolerance * size_m;
-  const Vec3 d_W = X_WB.p - X_WA.p;
-  const double certify_m =
-      64.0 * std::numeric_limits<double>::epsilon() * (size_m + d_W.cwiseAbs().maxCoeff());
+/// The data of the box–box paths after the separating-axis test. Each path is a function of its
+/// own (not inlined into box_box_search): in one large function the compiler spills the hot
+/// overlapping path's values around the code of every other path.
+struct BoxBoxContact {
+  const Pose& X_WA;
+  const Pose& X_WB;
+  const BoxPairInA& pair;
+  double r_a, r_b, size_m, tolerance_m;
 
-  auto answer_corner = [&](bool corner_of_b, const CornerAgainstBox& c, const Vec3& gap_W,
-                           const Vec3& m_C, int bits) {
-    return answer_certified_corner(corner_of_b, c, gap_W, m_C, bits, X_WA, X_WB, r_a, r_b,
-                                   tolerance_m, out, cache);
-  };
-
-  // Cold, first step: the direction n between the centres. When the cores are separated along it
-  // (else they probably overlap, and the separating-axis test below is needed anyway), the support
-  // corners along it — A's along n, B's along −n — each against the other box give the closer
-  // candidate pair, certified as above: the closest pair whenever it contains one of these
-  // corners. The separation along n is |d| − h_a·|R_WAᵀn| − h_b·|R_WBᵀn|.
-  // B's centre in A's frame and A's in B's (negated): also the pair's frame data below.
-  const Vec3 p_AB = transpose_times(X_WA.R, d_W);
-  const Vec3 p_B = transpose_times(X_WB.R, d_W);
-  // |d|·(separation along d/|d|), decided without the square root when it is not positive (the
-  // usual overlapping case).
-  const double centre_distance_squared_m2 = d_W.squaredNorm();
-  const double scaled_separation_m2 =
-      centre_distance_squared_m2 - h_a.dot(p_AB.cwiseAbs()) - h_b.dot(p_B.cwiseAbs());
-  double centre_distance_m = 0.0;
-  Vec3 centre_n_A = Vec3::Zero(), centre_n_B = Vec3::Zero();
-  double centre_separation_m = -kInfinity;
-  if (scaled_separation_m2 > 0.0) {
-    centre_distance_m = std::sqrt(centre_distance_squared_m2);
-    const double inverse = 1.0 / centre_distance_m;
-    centre_n_A = inverse * p_AB;
-    centre_n_B = inverse * p_B;
-    centre_separation_m = inverse * scaled_separation_m2;
-  }
-  if (centre_separation_m > tolerance_m) {
-    const Vec3 signs_a = centre_n_A.unaryExpr(&sign_of);
-    const Vec3 signs_b = -centre_n_B.unaryExpr(&sign_of);
-    CornerAgainstBox corner_b, corner_a;
-    corner_against_box(X_WB.R, h_b, signs_b, X_WA.R, h_a, d_W, corner_b);
-    corner_against_box(X_WA.R, h_a, signs_a, X_WB.R, h_b, Vec3(-d_W), corner_a);
-    const bool corner_of_b = corner_b.distance_squared_m2 <= corner_a.distance_squared_m2;
-    const CornerAgainstBox& c = corner_of_b ? corner_b : corner_a;
-    const Mat3& R_WC = corner_of_b ? X_WB.R : X_WA.R;
-    const Mat3& R_WF = corner_of_b ? X_WA.R : X_WB.R;
-    const Vec3& h_c = corner_of_b ? h_b : h_a;
-    const Vec3& signs = corner_of_b ? signs_b : signs_a;
-    Vec3 gap_W, m_C;
-    if (certify_corner(c, R_WC, h_c, signs, R_WF, certify_m, gap_W, m_C) &&
-        answer_corner(corner_of_b, c, gap_W, m_C, support_bits(signs))) {
-      return;
-    }
-  }
-
-  BoxPairInA pair;
-  pair.h_a = h_a;
-  pair.h_b = h_b;
-  // Everything in A's frame: B's axes are the columns of R_AB, its centre is p_AB.
-  for (int j = 0; j < 3; ++j) pair.R.col(j) = transpose_times(X_WA.R, X_WB.R.col(j));
-  pair.p = p_AB;
-  pair.p_B = p_B;
-  const Mat3& R_AB = pair.R;
-
-  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
-                      double distance_m) {
+  /// A contact given in A's frame, in world and swept by the radii.
+  [[gnu::always_inline]] ContactGeometry to_world(const Vec3& point_a_A, const Vec3& point_b_A,
+                                                  const Vec3& n_A, double distance_m) const {
     ContactGeometry g;
     g.point_a_W = times(X_WA.R, point_a_A) + X_WA.p;
     g.point_b_W = times(X_WA.R, point_b_A) + X_WA.p;
@@ -1276,252 +1213,253 @@ struct BoxBoxScales {
     g.distance_m = distance_m;
     sweep(g, r_a, r_b);
     return g;
-  };
-
-  // The points are centred on the pair's own direction (so that point_b − point_a =
-  // distance·normal; they move by rounding only). A corner against a corner is kept as B's corner
-  // (box_box_warm_corner then takes one branch for it).
-  auto answer_separated = [&](const PairCandidate& closest, const Vec3& normal) {
-    const double distance_m = std::sqrt(closest.distance_squared_m2);
-    if (!(distance_m - r_a - r_b > tolerance_m)) return false;
-    const Vec3 middle = 0.5 * (closest.on_a + closest.on_b);
-    const Vec3 half = (0.5 * distance_m) * normal;
-    out.points[0] = to_world(middle - half, middle + half, normal, distance_m);
-    out.count = 1;
-    if (cache != nullptr) {
-      int feature = closest.feature;
-      if (feature >= kFeatureCornerOfA && feature < kFeatureEdges) {
-        const Vec3 on_b_B = transpose_times(R_AB, closest.on_b) - pair.p_B;
-        if (std::abs(on_b_B[0]) >= h_b[0] && std::abs(on_b_B[1]) >= h_b[1] &&
-            std::abs(on_b_B[2]) >= h_b[2]) {
-          feature = support_bits(on_b_B);
-        }
-      }
-      cache->valid = kBoxBoxWarmStart;
-      cache->data[0] = feature;
-      for (int k = 0; k < 3; ++k) cache->data[1 + k] = normal[k];
-    }
-    return true;
-  };
-  if (cache != nullptr && cache->valid == kBoxBoxWarmStart) {
-    // A cached corner was not certified (box_box_warm_corner): an edge pair of the last separated
-    // answer, certified alike.
-    PairCandidate closest;
-    const double feature = cache->data[0];
-    if (feature >= kFeatureEdges && feature < kFeatureCount) {
-      offer_feature(pair, static_cast<int>(feature), closest);
-    }
-    if (closest.distance_squared_m2 < kInfinity) {
-      const Vec3 n = unit_direction(closest);
-      const double separation_m = separation_along(pair, n, transpose_times(R_AB, n));
-      if (std::sqrt(closest.distance_squared_m2) - separation_m <= certify_m &&
-          answer_separated(closest, n)) {
-        return;
-      }
-    }
-    // Else the last normal starts the search, when it still separates the cores (the feature
-    // pair, if still a pair, is an upper bound already). Normalised again: a separation is a
-    // lower bound only along a unit direction, and the cache is the host's memory.
-    const Vec3 cached(cache->data[1], cache->data[2], cache->data[3]);
-    const double cached_squared = cached.squaredNorm();
-    const Vec3 n = cached / std::sqrt(cached_squared);
-    const Vec3 n_B = transpose_times(R_AB, n);
-    const double separation_m = separation_along(pair, n, n_B);
-    if (cached_squared > 0.0 && separation_m > tolerance_m) {
-      Vec3 normal;
-      separated_closest_points(pair, n, n_B, separation_m, -1, -1, certify_m, closest, normal);
-      if (answer_separated(closest, normal)) return;
-    }
-    cache->valid = 0;
   }
+};
 
-  // The search from the centre direction, when its corners were not the closest pair.
-  if (centre_separation_m > tolerance_m) {
-    PairCandidate closest;
-    Vec3 normal;
-    separated_closest_points(pair, centre_n_A, centre_n_B, centre_separation_m, -1, -1, certify_m,
-                             closest, normal);
-    if (answer_separated(closest, normal)) return;
-  }
-
-  const Axis best = separating_axes(pair, tolerance_m);
-  if (best.separation_m > tolerance_m) {
-    const Vec3 n = sign_of(p_AB.dot(best.u_A)) * best.u_A;
-    PairCandidate closest;
-    Vec3 normal;
-    separated_closest_points(pair, n, transpose_times(R_AB, n), best.separation_m,
-                             best.kind == AxisKind::edges ? best.i : -1, best.j, certify_m, closest,
-                             normal);
-    if (answer_separated(closest, normal)) return;
-  }
-
-  // Support edge of A along e_i (towards direction d_A) and of B along b_j (towards −d_A), with
-  // both parallel edges where d has (almost) no component along an axis. Keeps the pair closest.
-  // With interior_only, only pairs whose closest points lie inside both edges are considered (the
-  // others are corner pairs, found separately).
-  auto closest_support_edges = [&](int i, int j, const Vec3& d_A, bool interior_only,
-                                   SegmentClosestPoints& best_pair) {
-    const int p = (i + 1) % 3, q = (i + 2) % 3;
-    const Vec3 d_B = R_AB.transpose() * d_A;
-    const int p_b = (j + 1) % 3, q_b = (j + 2) % 3;
-    std::array<double, 2> signs_p, signs_q, signs_p_b, signs_q_b;
-    const int count_p = support_signs(d_A[p], signs_p);
-    const int count_q = support_signs(d_A[q], signs_q);
-    const int count_p_b = support_signs(-d_B[p_b], signs_p_b);
-    const int count_q_b = support_signs(-d_B[q_b], signs_q_b);
-    for (int ip = 0; ip < count_p; ++ip) {
-      for (int iq = 0; iq < count_q; ++iq) {
-        Vec3 middle_a = Vec3::Zero();
-        middle_a[p] = signs_p[ip] * h_a[p];
-        middle_a[q] = signs_q[iq] * h_a[q];
-        const Vec3 half_a = h_a[i] * Vec3::Unit(i);
-        for (int jp = 0; jp < count_p_b; ++jp) {
-          for (int jq = 0; jq < count_q_b; ++jq) {
-            const Vec3 middle_b = p_AB + signs_p_b[jp] * h_b[p_b] * R_AB.col(p_b) +
-                                  signs_q_b[jq] * h_b[q_b] * R_AB.col(q_b);
-            const Vec3 half_b = h_b[j] * R_AB.col(j);
-            SegmentClosestPoints pair;
-            if (interior_only) {
-              if (!interior_closest_points(middle_a - half_a, middle_a + half_a, middle_b - half_b,
-                                           middle_b + half_b, pair)) {
-                continue;
-              }
-            } else {
-              pair = closest_segment_points(middle_a - half_a, middle_a + half_a, middle_b - half_b,
-                                            middle_b + half_b);
+// Support edge of A along e_i (towards direction d_A) and of B along b_j (towards −d_A), with
+// both parallel edges where d has (almost) no component along an axis. Keeps the pair closest.
+// With interior_only, only pairs whose closest points lie inside both edges are considered (the
+// others are corner pairs, found separately).
+void closest_support_edges(const BoxPairInA& pair, int i, int j, const Vec3& d_A,
+                           bool interior_only, SegmentClosestPoints& best_pair) {
+  const Vec3& h_a = pair.h_a;
+  const Vec3& h_b = pair.h_b;
+  const Vec3& p_AB = pair.p;
+  const Mat3& R_AB = pair.R;
+  const int p = (i + 1) % 3, q = (i + 2) % 3;
+  const Vec3 d_B = R_AB.transpose() * d_A;
+  const int p_b = (j + 1) % 3, q_b = (j + 2) % 3;
+  std::array<double, 2> signs_p, signs_q, signs_p_b, signs_q_b;
+  const int count_p = support_signs(d_A[p], signs_p);
+  const int count_q = support_signs(d_A[q], signs_q);
+  const int count_p_b = support_signs(-d_B[p_b], signs_p_b);
+  const int count_q_b = support_signs(-d_B[q_b], signs_q_b);
+  for (int ip = 0; ip < count_p; ++ip) {
+    for (int iq = 0; iq < count_q; ++iq) {
+      Vec3 middle_a = Vec3::Zero();
+      middle_a[p] = signs_p[ip] * h_a[p];
+      middle_a[q] = signs_q[iq] * h_a[q];
+      const Vec3 half_a = h_a[i] * Vec3::Unit(i);
+      for (int jp = 0; jp < count_p_b; ++jp) {
+        for (int jq = 0; jq < count_q_b; ++jq) {
+          const Vec3 middle_b = p_AB + signs_p_b[jp] * h_b[p_b] * R_AB.col(p_b) +
+                                signs_q_b[jq] * h_b[q_b] * R_AB.col(q_b);
+          const Vec3 half_b = h_b[j] * R_AB.col(j);
+          SegmentClosestPoints segments;
+          if (interior_only) {
+            if (!interior_closest_points(middle_a - half_a, middle_a + half_a, middle_b - half_b,
+                                         middle_b + half_b, segments)) {
+              continue;
             }
-            if (pair.distance_squared_m2 < best_pair.distance_squared_m2) best_pair = pair;
+          } else {
+            segments = closest_segment_points(middle_a - half_a, middle_a + half_a,
+                                              middle_b - half_b, middle_b + half_b);
           }
+          if (segments.distance_squared_m2 < best_pair.distance_squared_m2) best_pair = segments;
         }
       }
     }
-  };
+  }
+}
 
-  // The unit edge axis e_i × b_j in A's frame.
-  auto edge_axis = [&](int i, int j) {
-    return Vec3(Vec3::Unit(i).cross(Vec3(R_AB.col(j)))).normalized();
-  };
+/// The unit edge axis e_i × b_j in A's frame.
+Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
+  return Vec3(Vec3::Unit(i).cross(Vec3(R_AB.col(j)))).normalized();
+}
 
-  if (best.separation_m > tolerance_m) {
-    // Only rounded boxes whose swept shapes touch come here (separated_closest_points answered the
-    // others): the closest points again, by exhaustion, to decide between one point and a patch.
-    // The SAT separation is only a lower bound: the exact distance is attained by a corner against
-    // the other box, or (when no closest pair contains a corner) by two edges joined along their
-    // common perpendicular — then an edge-pair axis with that separation > 0.
+// The points are centred on the pair's own direction (so that point_b − point_a =
+// distance·normal; they move by rounding only). A corner against a corner is kept as B's corner
+// (box_box_warm_corner then takes one branch for it).
+[[gnu::noinline]] bool answer_separated_pair(const BoxBoxContact& f, const PairCandidate& closest,
+                                             const Vec3& normal, ContactManifold& out,
+                                             NarrowPhaseCache* cache) {
+  const Mat3& R_AB = f.pair.R;
+  const Vec3& h_b = f.pair.h_b;
+  const double r_a = f.r_a, r_b = f.r_b, tolerance_m = f.tolerance_m;
+  const double distance_m = std::sqrt(closest.distance_squared_m2);
+  if (!(distance_m - r_a - r_b > tolerance_m)) return false;
+  const Vec3 middle = 0.5 * (closest.on_a + closest.on_b);
+  const Vec3 half = (0.5 * distance_m) * normal;
+  out.points[0] = f.to_world(middle - half, middle + half, normal, distance_m);
+  out.count = 1;
+  if (cache != nullptr) {
+    int feature = closest.feature;
+    if (feature >= kFeatureCornerOfA && feature < kFeatureEdges) {
+      const Vec3 on_b_B = transpose_times(R_AB, closest.on_b) - f.pair.p_B;
+      if (std::abs(on_b_B[0]) >= h_b[0] && std::abs(on_b_B[1]) >= h_b[1] &&
+          std::abs(on_b_B[2]) >= h_b[2]) {
+        feature = support_bits(on_b_B);
+      }
+    }
+    cache->valid = kBoxBoxWarmStart;
+    cache->data[0] = feature;
+    for (int k = 0; k < 3; ++k) cache->data[1 + k] = normal[k];
+  }
+  return true;
+}
+
+/// Rounded boxes whose cores are separated but whose swept shapes touch (see box_box_search):
+/// true when answered with one point; false when a face realises the distance, for the face patch.
+[[gnu::noinline]] bool box_box_touching_rounded(const BoxBoxContact& f, const Axis& best,
+                                                ContactManifold& out) {
+  const BoxPairInA& pair = f.pair;
+  const Vec3& h_a = pair.h_a;
+  const Vec3& h_b = pair.h_b;
+  const Vec3& p_AB = pair.p;
+  const Mat3& R_AB = pair.R;
+  const double r_a = f.r_a, r_b = f.r_b, tolerance_m = f.tolerance_m;
+  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
+                      double distance_m) {
+    return f.to_world(point_a_A, point_b_A, n_A, distance_m);
+  };
+  // Only rounded boxes whose swept shapes touch come here (separated_closest_points answered the
+  // others): the closest points again, by exhaustion, to decide between one point and a patch.
+  // The SAT separation is only a lower bound: the exact distance is attained by a corner against
+  // the other box, or (when no closest pair contains a corner) by two edges joined along their
+  // common perpendicular — then an edge-pair axis with that separation > 0.
+  SegmentClosestPoints closest;
+  closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
+  // The common case first: the best axis is a face normal and the other box's support corner
+  // along it projects into that face. The pair (corner, its foot on the face) is then as far
+  // apart as the separation along the axis, a lower bound of the distance: it is the distance.
+  if (best.kind == AxisKind::face_a) {
+    const double sign = sign_of(p_AB[best.i]);
+    const Vec3 n_A = sign * Vec3::Unit(best.i);
+    const Vec3 signs_b = (-(R_AB.transpose() * n_A)).unaryExpr(&sign_of);
+    const Vec3 corner_b_A = p_AB + R_AB * signs_b.cwiseProduct(h_b);
+    const int p = (best.i + 1) % 3, q = (best.i + 2) % 3;
+    if (std::abs(corner_b_A[p]) <= h_a[p] && std::abs(corner_b_A[q]) <= h_a[q]) {
+      Vec3 foot_A = corner_b_A;
+      foot_A[best.i] = sign * h_a[best.i];
+      closest = {0.0, 0.0, foot_A, corner_b_A, (corner_b_A - foot_A).squaredNorm()};
+    }
+  } else if (best.kind == AxisKind::face_b) {
+    const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;
+    const Vec3 corner_a_A = n_A.unaryExpr(&sign_of).cwiseProduct(h_a);
+    const Vec3 corner_a_B = R_AB.transpose() * (corner_a_A - p_AB);
+    const int j = best.j, p = (j + 1) % 3, q = (j + 2) % 3;
+    if (std::abs(corner_a_B[p]) <= h_b[p] && std::abs(corner_a_B[q]) <= h_b[q]) {
+      Vec3 foot_B = corner_a_B;
+      foot_B[j] = sign_of(corner_a_B[j]) * h_b[j];
+      const Vec3 foot_A = p_AB + R_AB * foot_B;
+      closest = {0.0, 0.0, corner_a_A, foot_A, (foot_A - corner_a_A).squaredNorm()};
+    }
+  }
+  const bool face_found = closest.distance_squared_m2 < std::numeric_limits<double>::infinity();
+  for (int corner = 0; corner < 8 && !face_found; ++corner) {
+    const Vec3 signs = corner_signs(corner);
+    // B's corner against A (in A's frame) ...
+    const Vec3 corner_b_A = p_AB + R_AB * signs.cwiseProduct(h_b);
+    const Vec3 on_a_A = corner_b_A.cwiseMax(-h_a).cwiseMin(h_a);
+    const double d2_b = (corner_b_A - on_a_A).squaredNorm();
+    if (d2_b < closest.distance_squared_m2) closest = {0.0, 0.0, on_a_A, corner_b_A, d2_b};
+    // ... and A's corner against B (in B's frame; the point is brought back to A's frame).
+    const Vec3 corner_a_A = signs.cwiseProduct(h_a);
+    const Vec3 corner_a_B = R_AB.transpose() * (corner_a_A - p_AB);
+    const Vec3 on_b_B = corner_a_B.cwiseMax(-h_b).cwiseMin(h_b);
+    const double d2_a = (corner_a_B - on_b_B).squaredNorm();
+    if (d2_a < closest.distance_squared_m2) {
+      closest = {0.0, 0.0, corner_a_A, Vec3(p_AB + R_AB * on_b_B), d2_a};
+    }
+  }
+  // Two edges whose closest points are interior to both are joined along their common
+  // perpendicular, the edge-pair axis, whose separation is then the distance; as the distance
+  // bounds every axis' separation from above, only axes within the tolerance of the best can.
+  for (int i = 0; i < 3 && !face_found; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      if (!(edge_separation(pair, i, j) >= best.separation_m - tolerance_m)) continue;
+      const Vec3 u_A = edge_axis(R_AB, i, j);
+      closest_support_edges(pair, i, j, sign_of(p_AB.dot(u_A)) * u_A, true, closest);
+    }
+  }
+  // From the points as stored in A's frame, so that the normal below is unit to rounding.
+  const double distance_m = (closest.point_q - closest.point_p).norm();
+  const bool face_realises_distance =
+      best.kind != AxisKind::edges && best.separation_m >= distance_m - tolerance_m;
+  // The swept shapes are separated, or their contact is not a face contact: one exact point.
+  // Otherwise (rounded boxes whose cores face each other within r_A + r_B) the face patch below
+  // reports the same deepest distance plus the other points of the patch.
+  if (distance_m - r_a - r_b > tolerance_m || !face_realises_distance) {
+    if (best.separation_m >= distance_m - tolerance_m) {
+      // The best axis realises the distance (a face against a corner, edge or face, or two
+      // edges): its direction is exact, while the difference of the closest points carries
+      // their rounding divided by the distance. The points are centred on it.
+      const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;
+      const Vec3 middle_A = 0.5 * (closest.point_p + closest.point_q);
+      out.points[0] = to_world(middle_A - 0.5 * distance_m * n_A, middle_A + 0.5 * distance_m * n_A,
+                               n_A, distance_m);
+    } else {
+      out.points[0] = to_world(closest.point_p, closest.point_q,
+                               (closest.point_q - closest.point_p) / distance_m, distance_m);
+    }
+    out.count = 1;
+    return true;
+  }
+  return false;
+}
+
+/// Edge–edge contact of overlapping cores along the edge-pair axis `best`.
+[[gnu::noinline]] void box_box_edge_contact(const BoxBoxContact& f, const Axis& best,
+                                            ContactManifold& out) {
+  const BoxPairInA& pair = f.pair;
+  const Vec3& h_a = pair.h_a;
+  const Vec3& h_b = pair.h_b;
+  const Vec3& p_AB = pair.p;
+  const Mat3& R_AB = pair.R;
+  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
+                      double distance_m) {
+    return f.to_world(point_a_A, point_b_A, n_A, distance_m);
+  };
+  const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;  // from A to B
+  // Edge–edge: the minimum translation makes the two support edges touch; their closest points
+  // (the edges cross in the projection along n) carry the contact, placed symmetrically so that
+  // point_b − point_a = distance·n holds exactly.
+  // The support edges are unique unless n has (almost) no component across one of them; then
+  // closest_support_edges tries both parallel edges.
+  // From the unnormalised axis m (n_A = m/|m|), so that the normalisation runs alongside.
+  const int i = best.i, j = best.j;
+  const Vec3 m_A = sign_of(p_AB.dot(best.direction_A)) * best.direction_A;
+  const Vec3 m_B = transpose_times(R_AB, m_A);
+  const Vec3 middle_a = support_corner(m_A, h_a).cwiseProduct(all_but(i));
+  const Vec3 middle_b_B = -support_corner(m_B, h_b).cwiseProduct(all_but(j));
+  Vec3 on_a, on_b;
+  // |n_k| > kSupportTieComponent, in squares of m.
+  const double tie_m2 = kSupportTieComponent * kSupportTieComponent * m_A.squaredNorm();
+  const int k_a = (i + 1) % 3, l_a = (i + 2) % 3, k_b = (j + 1) % 3, l_b = (j + 2) % 3;
+  const bool unique_edges = m_A[k_a] * m_A[k_a] > tie_m2 && m_A[l_a] * m_A[l_a] > tie_m2 &&
+                            m_B[k_b] * m_B[k_b] > tie_m2 && m_B[l_b] * m_B[l_b] > tie_m2;
+  if (!unique_edges ||
+      !interior_edge_points(pair, i, middle_a, j, p_AB + times(R_AB, middle_b_B), on_a, on_b)) {
     SegmentClosestPoints closest;
     closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
-    // The common case first: the best axis is a face normal and the other box's support corner
-    // along it projects into that face. The pair (corner, its foot on the face) is then as far
-    // apart as the separation along the axis, a lower bound of the distance: it is the distance.
-    if (best.kind == AxisKind::face_a) {
-      const double sign = sign_of(p_AB[best.i]);
-      const Vec3 n_A = sign * Vec3::Unit(best.i);
-      const Vec3 signs_b = (-(R_AB.transpose() * n_A)).unaryExpr(&sign_of);
-      const Vec3 corner_b_A = p_AB + R_AB * signs_b.cwiseProduct(h_b);
-      const int p = (best.i + 1) % 3, q = (best.i + 2) % 3;
-      if (std::abs(corner_b_A[p]) <= h_a[p] && std::abs(corner_b_A[q]) <= h_a[q]) {
-        Vec3 foot_A = corner_b_A;
-        foot_A[best.i] = sign * h_a[best.i];
-        closest = {0.0, 0.0, foot_A, corner_b_A, (corner_b_A - foot_A).squaredNorm()};
-      }
-    } else if (best.kind == AxisKind::face_b) {
-      const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;
-      const Vec3 corner_a_A = n_A.unaryExpr(&sign_of).cwiseProduct(h_a);
-      const Vec3 corner_a_B = R_AB.transpose() * (corner_a_A - p_AB);
-      const int j = best.j, p = (j + 1) % 3, q = (j + 2) % 3;
-      if (std::abs(corner_a_B[p]) <= h_b[p] && std::abs(corner_a_B[q]) <= h_b[q]) {
-        Vec3 foot_B = corner_a_B;
-        foot_B[j] = sign_of(corner_a_B[j]) * h_b[j];
-        const Vec3 foot_A = p_AB + R_AB * foot_B;
-        closest = {0.0, 0.0, corner_a_A, foot_A, (foot_A - corner_a_A).squaredNorm()};
-      }
-    }
-    const bool face_found = closest.distance_squared_m2 < std::numeric_limits<double>::infinity();
-    for (int corner = 0; corner < 8 && !face_found; ++corner) {
-      const Vec3 signs = corner_signs(corner);
-      // B's corner against A (in A's frame) ...
-      const Vec3 corner_b_A = p_AB + R_AB * signs.cwiseProduct(h_b);
-      const Vec3 on_a_A = corner_b_A.cwiseMax(-h_a).cwiseMin(h_a);
-      const double d2_b = (corner_b_A - on_a_A).squaredNorm();
-      if (d2_b < closest.distance_squared_m2) closest = {0.0, 0.0, on_a_A, corner_b_A, d2_b};
-      // ... and A's corner against B (in B's frame; the point is brought back to A's frame).
-      const Vec3 corner_a_A = signs.cwiseProduct(h_a);
-      const Vec3 corner_a_B = R_AB.transpose() * (corner_a_A - p_AB);
-      const Vec3 on_b_B = corner_a_B.cwiseMax(-h_b).cwiseMin(h_b);
-      const double d2_a = (corner_a_B - on_b_B).squaredNorm();
-      if (d2_a < closest.distance_squared_m2) {
-        closest = {0.0, 0.0, corner_a_A, Vec3(p_AB + R_AB * on_b_B), d2_a};
-      }
-    }
-    // Two edges whose closest points are interior to both are joined along their common
-    // perpendicular, the edge-pair axis, whose separation is then the distance; as the distance
-    // bounds every axis' separation from above, only axes within the tolerance of the best can.
-    for (int i = 0; i < 3 && !face_found; ++i) {
-      for (int j = 0; j < 3; ++j) {
-        if (!(edge_separation(pair, i, j) >= best.separation_m - tolerance_m)) continue;
-        const Vec3 u_A = edge_axis(i, j);
-        closest_support_edges(i, j, sign_of(p_AB.dot(u_A)) * u_A, true, closest);
-      }
-    }
-    // From the points as stored in A's frame, so that the normal below is unit to rounding.
-    const double distance_m = (closest.point_q - closest.point_p).norm();
-    const bool face_realises_distance =
-        best.kind != AxisKind::edges && best.separation_m >= distance_m - tolerance_m;
-    // The swept shapes are separated, or their contact is not a face contact: one exact point.
-    // Otherwise (rounded boxes whose cores face each other within r_A + r_B) the face patch below
-    // reports the same deepest distance plus the other points of the patch.
-    if (distance_m - r_a - r_b > tolerance_m || !face_realises_distance) {
-      if (best.separation_m >= distance_m - tolerance_m) {
-        // The best axis realises the distance (a face against a corner, edge or face, or two
-        // edges): its direction is exact, while the difference of the closest points carries
-        // their rounding divided by the distance. The points are centred on it.
-        const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;
-        const Vec3 middle_A = 0.5 * (closest.point_p + closest.point_q);
-        out.points[0] = to_world(middle_A - 0.5 * distance_m * n_A,
-                                 middle_A + 0.5 * distance_m * n_A, n_A, distance_m);
-      } else {
-        out.points[0] = to_world(closest.point_p, closest.point_q,
-                                 (closest.point_q - closest.point_p) / distance_m, distance_m);
-      }
-      out.count = 1;
-      return;
-    }
+    closest_support_edges(pair, i, j, n_A, false, closest);
+    on_a = closest.point_p;
+    on_b = closest.point_q;
   }
+  const Vec3 middle_A = 0.5 * (on_a + on_b);
+  const double d = best.separation_m;
+  out.points[0] = to_world(middle_A - 0.5 * d * n_A, middle_A + 0.5 * d * n_A, n_A, d);
+  out.count = 1;
+  return;
+}
 
+/// Face contact of overlapping (or touching) cores along the face axis `best`.
+[[gnu::noinline]] void box_box_face_contact(const BoxBoxContact& f, const Axis& best,
+                                            int max_points, ContactManifold& out) {
+  const Pose& X_WA = f.X_WA;
+  const BoxPairInA& pair = f.pair;
+  const Vec3& h_a = pair.h_a;
+  const Vec3& h_b = pair.h_b;
+  const Vec3& p_AB = pair.p;
+  const Mat3& R_AB = pair.R;
+  const double r_a = f.r_a, r_b = f.r_b, tolerance_m = f.tolerance_m;
+  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
+                      double distance_m) {
+    return f.to_world(point_a_A, point_b_A, n_A, distance_m);
+  };
+  const Pose& X_WB = f.X_WB;
+  const double size_m = f.size_m;
   const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;  // from A to B
-  if (best.kind == AxisKind::edges) {
-    // Edge–edge: the minimum translation makes the two support edges touch; their closest points
-    // (the edges cross in the projection along n) carry the contact, placed symmetrically so that
-    // point_b − point_a = distance·n holds exactly.
-    // The support edges are unique unless n has (almost) no component across one of them; then
-    // closest_support_edges tries both parallel edges.
-    // From the unnormalised axis m (n_A = m/|m|), so that the normalisation runs alongside.
-    const int i = best.i, j = best.j;
-    const Vec3 m_A = sign_of(p_AB.dot(best.direction_A)) * best.direction_A;
-    const Vec3 m_B = transpose_times(R_AB, m_A);
-    const Vec3 middle_a = support_corner(m_A, h_a).cwiseProduct(all_but(i));
-    const Vec3 middle_b_B = -support_corner(m_B, h_b).cwiseProduct(all_but(j));
-    Vec3 on_a, on_b;
-    // |n_k| > kSupportTieComponent, in squares of m.
-    const double tie_m2 = kSupportTieComponent * kSupportTieComponent * m_A.squaredNorm();
-    const int k_a = (i + 1) % 3, l_a = (i + 2) % 3, k_b = (j + 1) % 3, l_b = (j + 2) % 3;
-    const bool unique_edges = m_A[k_a] * m_A[k_a] > tie_m2 && m_A[l_a] * m_A[l_a] > tie_m2 &&
-                              m_B[k_b] * m_B[k_b] > tie_m2 && m_B[l_b] * m_B[l_b] > tie_m2;
-    if (!unique_edges ||
-        !interior_edge_points(pair, i, middle_a, j, p_AB + times(R_AB, middle_b_B), on_a, on_b)) {
-      SegmentClosestPoints closest;
-      closest.distance_squared_m2 = std::numeric_limits<double>::infinity();
-      closest_support_edges(i, j, n_A, false, closest);
-      on_a = closest.point_p;
-      on_b = closest.point_q;
-    }
-    const Vec3 middle_A = 0.5 * (on_a + on_b);
-    const double d = best.separation_m;
-    out.points[0] = to_world(middle_A - 0.5 * d * n_A, middle_A + 0.5 * d * n_A, n_A, d);
-    out.count = 1;
-    return;
-  }
-
   // Face contact: clip the incident face against the reference face (Box2D's b2ClipPolygons and
   // Bullet's btBoxBoxDetector follow the same scheme), in the reference box's frame. Keep the
   // points within r_A + r_B (+ the touching tolerance) of the reference plane, choose at most
@@ -1617,6 +1555,168 @@ struct BoxBoxScales {
               polygon.w[k] * X_WR.R.col(axis)),
          heights_m[k]);
   }
+}
+
+/// What follows the separating-axis test (axis `best`): the closest points of separated cores
+/// (from that axis), else the contact of overlapping or touching ones.
+[[gnu::noinline]] void box_box_from_axis(const BoxBoxContact& f, const Axis& best, double certify_m,
+                                         int max_points, ContactManifold& out,
+                                         NarrowPhaseCache* cache) {
+  if (best.separation_m > f.tolerance_m) {
+    const Vec3 n = sign_of(f.pair.p.dot(best.u_A)) * best.u_A;
+    PairCandidate closest;
+    Vec3 normal;
+    separated_closest_points(f.pair, n, transpose_times(f.pair.R, n), best.separation_m,
+                             best.kind == AxisKind::edges ? best.i : -1, best.j, certify_m, closest,
+                             normal);
+    if (answer_separated_pair(f, closest, normal, out, cache)) return;
+    if (box_box_touching_rounded(f, best, out)) return;
+  }
+  if (best.kind == AxisKind::edges) {
+    box_box_edge_contact(f, best, out);
+  } else {
+    box_box_face_contact(f, best, max_points, out);
+  }
+}
+
+/// The cold first step of separated cores (see box_box_search): the support corners along the
+/// centre direction n (A's along n, B's along −n), each against the other box; the closer pair
+/// when certified. False (nothing written) otherwise.
+[[gnu::noinline]] bool box_box_centre_corners(const Shape& a, const Pose& X_WA, const Shape& b,
+                                              const Pose& X_WB, const BoxPairInA& pair,
+                                              const Vec3& d_W, const Vec3& centre_n_A,
+                                              const Vec3& centre_n_B, double tolerance_m,
+                                              double certify_m, ContactManifold& out,
+                                              NarrowPhaseCache* cache) {
+  const Vec3& h_a = pair.h_a;
+  const Vec3& h_b = pair.h_b;
+  const Vec3 signs_a = centre_n_A.unaryExpr(&sign_of);
+  const Vec3 signs_b = -centre_n_B.unaryExpr(&sign_of);
+  CornerAgainstBox corner_b, corner_a;
+  corner_against_box(X_WB.R, h_b, signs_b, X_WA.R, h_a, d_W, corner_b);
+  corner_against_box(X_WA.R, h_a, signs_a, X_WB.R, h_b, Vec3(-d_W), corner_a);
+  const bool corner_of_b = corner_b.distance_squared_m2 <= corner_a.distance_squared_m2;
+  const CornerAgainstBox& c = corner_of_b ? corner_b : corner_a;
+  const Mat3& R_WC = corner_of_b ? X_WB.R : X_WA.R;
+  const Mat3& R_WF = corner_of_b ? X_WA.R : X_WB.R;
+  const Vec3& h_c = corner_of_b ? h_b : h_a;
+  const Vec3& signs = corner_of_b ? signs_b : signs_a;
+  Vec3 gap_W, m_C;
+  if (certify_corner(c, R_WC, h_c, signs, R_WF, certify_m, gap_W, m_C) &&
+      answer_certified_corner(corner_of_b, c, gap_W, m_C, support_bits(signs), X_WA, X_WB,
+                              a.smoothing_radius_m, b.smoothing_radius_m, tolerance_m, out,
+                              cache)) {
+    return true;
+  }
+  return false;
+}
+
+/// The warm start when the cache's corner was not certified (box_box_warm_corner): the cached edge
+/// pair under the same certificate, then the cached normal as the start of the search. False when
+/// neither answers (the cache is then cleared).
+[[gnu::noinline]] bool box_box_cached_search(const BoxBoxContact& contact, double certify_m,
+                                             ContactManifold& out, NarrowPhaseCache* cache) {
+  const BoxPairInA& pair = contact.pair;
+  const Mat3& R_AB = pair.R;
+  const double tolerance_m = contact.tolerance_m;
+  auto answer_separated = [&](const PairCandidate& closest, const Vec3& normal) {
+    return answer_separated_pair(contact, closest, normal, out, cache);
+  };
+  // A cached corner was not certified (box_box_warm_corner): an edge pair of the last separated
+  // answer, certified alike.
+  PairCandidate closest;
+  const double feature = cache->data[0];
+  if (feature >= kFeatureEdges && feature < kFeatureCount) {
+    offer_feature(pair, static_cast<int>(feature), closest);
+  }
+  if (closest.distance_squared_m2 < kInfinity) {
+    const Vec3 n = unit_direction(closest);
+    const double separation_m = separation_along(pair, n, transpose_times(R_AB, n));
+    if (std::sqrt(closest.distance_squared_m2) - separation_m <= certify_m &&
+        answer_separated(closest, n)) {
+      return true;
+    }
+  }
+  // Else the last normal starts the search, when it still separates the cores (the feature
+  // pair, if still a pair, is an upper bound already). Normalised again: a separation is a
+  // lower bound only along a unit direction, and the cache is the host's memory.
+  const Vec3 cached(cache->data[1], cache->data[2], cache->data[3]);
+  const double cached_squared = cached.squaredNorm();
+  const Vec3 n = cached / std::sqrt(cached_squared);
+  const Vec3 n_B = transpose_times(R_AB, n);
+  const double separation_m = separation_along(pair, n, n_B);
+  if (cached_squared > 0.0 && separation_m > tolerance_m) {
+    Vec3 normal;
+    separated_closest_points(pair, n, n_B, separation_m, -1, -1, certify_m, closest, normal);
+    if (answer_separated(closest, normal)) return true;
+  }
+  cache->valid = 0;
+  return false;
+}
+
+/// Everything but the warm corner: cold corners, cached edge pairs and normals, the search for
+/// separated cores, and the separating-axis test with what follows it. Each step that is not
+/// always taken is a function of its own, so that this frame stays small: the common overlapping
+/// query runs through the prologue, the test and the contact without spilling their values.
+[[gnu::noinline]] void box_box_search(const Shape& a, const Pose& X_WA, const Shape& b,
+                                      const Pose& X_WB, int max_points, ContactManifold& out,
+                                      NarrowPhaseCache* cache) {
+  // As in box_box_scales (the values must agree with the warm corner's). Everything in A's frame:
+  // B's axes are the columns of R_AB, its centre is p_AB.
+  BoxPairInA pair;
+  pair.h_a = core_half_extents(a);
+  pair.h_b = core_half_extents(b);
+  const double size_m = a.half_extents_m.maxCoeff() + b.half_extents_m.maxCoeff();
+  const double tolerance_m = kRelativeTolerance * size_m;
+  const Vec3 d_W = X_WB.p - X_WA.p;
+  const double certify_m =
+      64.0 * std::numeric_limits<double>::epsilon() * (size_m + d_W.cwiseAbs().maxCoeff());
+
+  // Cold, first step: the direction n between the centres. When the cores are separated along it
+  // (else they probably overlap, and the separating-axis test below is needed anyway), the support
+  // corners along it — A's along n, B's along −n — each against the other box give the closer
+  // candidate pair, certified as above: the closest pair whenever it contains one of these
+  // corners. The separation along n is |d| − h_a·|R_WAᵀn| − h_b·|R_WBᵀn|.
+  // B's centre in A's frame and A's in B's (negated): also the pair's frame data below.
+  pair.p = transpose_times(X_WA.R, d_W);
+  pair.p_B = transpose_times(X_WB.R, d_W);
+  // |d|·(separation along d/|d|), decided without the square root when it is not positive (the
+  // usual overlapping case).
+  const double centre_distance_squared_m2 = d_W.squaredNorm();
+  const double scaled_separation_m2 = centre_distance_squared_m2 - pair.h_a.dot(pair.p.cwiseAbs()) -
+                                      pair.h_b.dot(pair.p_B.cwiseAbs());
+  Vec3 centre_n_A = Vec3::Zero(), centre_n_B = Vec3::Zero();
+  double centre_separation_m = -kInfinity;
+  if (scaled_separation_m2 > 0.0) {
+    const double inverse = 1.0 / std::sqrt(centre_distance_squared_m2);
+    centre_n_A = inverse * pair.p;
+    centre_n_B = inverse * pair.p_B;
+    centre_separation_m = inverse * scaled_separation_m2;
+  }
+  if (centre_separation_m > tolerance_m &&
+      box_box_centre_corners(a, X_WA, b, X_WB, pair, d_W, centre_n_A, centre_n_B, tolerance_m,
+                             certify_m, out, cache)) {
+    return;
+  }
+
+  for (int j = 0; j < 3; ++j) pair.R.col(j) = transpose_times(X_WA.R, X_WB.R.col(j));
+  const BoxBoxContact contact{X_WA,   X_WB,       pair, a.smoothing_radius_m, b.smoothing_radius_m,
+                              size_m, tolerance_m};
+  if (cache != nullptr && cache->valid == kBoxBoxWarmStart &&
+      box_box_cached_search(contact, certify_m, out, cache)) {
+    return;
+  }
+
+  // The search from the centre direction, when its corners were not the closest pair.
+  if (centre_separation_m > tolerance_m) {
+    PairCandidate closest;
+    Vec3 normal;
+    separated_closest_points(pair, centre_n_A, centre_n_B, centre_separation_m, -1, -1, certify_m,
+                             closest, normal);
+    if (answer_separated_pair(contact, closest, normal, out, cache)) return;
+  }
+
+  box_box_from_axis(contact, separating_axes(pair, tolerance_m), certify_m, max_points, out, cache);
 }
 
 }  // namespace
