@@ -2088,3 +2088,51 @@ TEST_CASE(
                    expected) <= 1e-9 * std::abs(expected) + 1e-12 * size);
   }
 }
+
+TEST_CASE(
+    "primitive: a sharp box answers as the same box smoothed by 1e-300 m (the core shortcut), "
+    "box–box cold and warm and sphere–box, within 1e-15 relative") {
+  // A radius of 1e-300 m leaves the core and every swept point unchanged in double precision, but
+  // takes the general core and sweep code instead of the sharp box's shortcut.
+  std::mt19937_64 rng(0x5A4B);
+  std::uniform_real_distribution<double> size(0.1, 1.0), offset(-1.2, 1.2);
+  PrimitiveNarrowPhase narrow_phase{ParameterValues{}};
+  auto same = [](const ContactManifold& sharp, const ContactManifold& smoothed) {
+    REQUIRE(sharp.count == smoothed.count);
+    for (int i = 0; i < sharp.count; ++i) {
+      const ContactGeometry& p = sharp.points[i];
+      const ContactGeometry& q = smoothed.points[i];
+      const double scale = 1.0 + p.point_a_W.cwiseAbs().maxCoeff();
+      CHECK(std::abs(p.distance_m - q.distance_m) <= 1e-15 * scale);
+      CHECK((p.normal_W - q.normal_W).norm() <= 1e-15);
+      CHECK((p.point_a_W - q.point_a_W).norm() <= 1e-15 * scale);
+      CHECK((p.point_b_W - q.point_b_W).norm() <= 1e-15 * scale);
+    }
+  };
+  for (int sample = 0; sample < 2000; ++sample) {
+    Shape a = Shape::box(Vec3(size(rng), size(rng), size(rng)));
+    Shape b = Shape::box(Vec3(size(rng), size(rng), size(rng)));
+    Shape a_smoothed = a, b_smoothed = b;
+    a_smoothed.smoothing_radius_m = 1e-300;
+    b_smoothed.smoothing_radius_m = 1e-300;
+    Pose X_WA, X_WB;
+    X_WA.R = random_rotation(rng);
+    X_WB.R = random_rotation(rng);
+    X_WA.p = Vec3(offset(rng), offset(rng), offset(rng));
+    X_WB.p = Vec3(offset(rng), offset(rng), offset(rng));
+    // Box–box, each from a cold cache and then warm from its own first answer.
+    NarrowPhaseCache sharp_cache, smoothed_cache;
+    for (int pass = 0; pass < 2; ++pass) {
+      ContactManifold sharp, smoothed;
+      narrow_phase.query(a, X_WA, b, X_WB, sharp_cache, sharp);
+      narrow_phase.query(a_smoothed, X_WA, b_smoothed, X_WB, smoothed_cache, smoothed);
+      same(sharp, smoothed);
+    }
+    const Shape sphere = Shape::sphere(size(rng));
+    ContactManifold sharp, smoothed;
+    NarrowPhaseCache cache;
+    narrow_phase.query(sphere, X_WA, b, X_WB, cache, sharp);
+    narrow_phase.query(sphere, X_WA, b_smoothed, X_WB, cache, smoothed);
+    same(sharp, smoothed);
+  }
+}
