@@ -378,14 +378,38 @@ inline std::uint32_t climb_support_vertex(const ConvexHull& hull, const Vec3& d,
   }
 }
 
+/// A box's core half extents, or a cylinder's core (radius, 0, half length); zero for other
+/// shapes (the solver's support shortcuts, Solver::support_point).
+inline Vec3 core_size(const Shape& shape) {
+  const double r = shape.smoothing_radius_m;
+  if (shape.type == ShapeType::box) return shape.half_extents_m - Vec3::Constant(r);
+  if (shape.type == ShapeType::cylinder) {
+    return Vec3(shape.radius_m - r, 0.0, shape.half_length_m - r);
+  }
+  return Vec3::Zero();
+}
+
+/// The core support of a cylinder of core (radius, ·, half length) `core`: the rim point along d's
+/// radial part (any, if d is axial) at the end d points to. The components are those of a
+/// direction whose squares neither overflow nor underflow here (MPR's directions are cross
+/// products of portal edges, far above the degeneracy floor), so a plain square root serves where
+/// the SDK calls hypot.
+[[gnu::always_inline]] inline Vec3 cylinder_rim(const Vec3& core, const Vec3& d) {
+  const double radial_squared = d.x() * d.x() + d.y() * d.y();
+  const double z = d.z() < 0.0 ? -core.z() : core.z();
+  if (!(radial_squared > 0.0)) return Vec3(core.x(), 0.0, z);
+  const double scale = core.x() / std::sqrt(radial_squared);
+  return Vec3(scale * d.x(), scale * d.y(), z);
+}
+
 /// Hulls with fewer vertices than this are scanned (scan_support_vertex), larger ones climbed.
 constexpr std::uint32_t kScanBelow = 64;
 /// Sampled vertices that seed the climb on larger hulls.
 constexpr std::uint32_t kClimbSeeds = 32;
 
-/// The SDK's core support mapping (direction of any length > 0) for shapes other than boxes (the
-/// solver takes a box's corner itself), with shortcuts for the inner loop: cylinders with a square
-/// root where the SDK calls hypot; hulls climbed from `hint`, the vertex the previous support of
+/// The SDK's core support mapping (direction of any length > 0) for shapes other than boxes and
+/// cylinders (the solver takes those itself), with a shortcut for the inner loop: hulls climbed
+/// from `hint`, the vertex the previous support of
 /// this shape ended at, when it is `trusted` (a warm start: every direction of the query is near
 /// the previous query's), else small hulls scanned without branches and large ones climbed from the
 /// best of `hint` and a sample. Successive MPR directions are close, so the climb usually takes a
@@ -425,18 +449,6 @@ constexpr std::uint32_t kClimbSeeds = 32;
       hint = best;
       return hull.vertices[best];
     }
-    case ShapeType::cylinder: {
-      // The rim point along d's radial part (any, if d is axial) at the end d points to. The
-      // components are those of a direction whose squares neither overflow nor underflow here
-      // (MPR's directions are cross products of portal edges, far above the degeneracy floor).
-      const double r = shape.smoothing_radius_m;
-      const double radius = shape.radius_m - r;
-      const double radial_squared = d.x() * d.x() + d.y() * d.y();
-      const double z = d.z() < 0.0 ? -(shape.half_length_m - r) : shape.half_length_m - r;
-      if (!(radial_squared > 0.0)) return Vec3(radius, 0.0, z);
-      const double scale = radius / std::sqrt(radial_squared);
-      return Vec3(scale * d.x(), scale * d.y(), z);
-    }
     default:
       return contactlab::core_support(shape, d);
   }
@@ -458,8 +470,10 @@ class Solver {
         swept_(radius_a_ > 0.0 || radius_b_ > 0.0),
         box_a_(pair.a.type == ShapeType::box),
         box_b_(pair.b.type == ShapeType::box),
-        box_core_a_(pair.a.half_extents_m - Vec3::Constant(pair.a.smoothing_radius_m)),
-        box_core_b_(pair.b.half_extents_m - Vec3::Constant(pair.b.smoothing_radius_m)),
+        cylinder_a_(pair.a.type == ShapeType::cylinder),
+        cylinder_b_(pair.b.type == ShapeType::cylinder),
+        core_a_(core_size(pair.a)),
+        core_b_(core_size(pair.b)),
         newton_(settings.newton_finish && (on_cores || (radius_a_ == 0.0 && radius_b_ == 0.0)) &&
                 !(polytope_core(pair.a) && polytope_core(pair.b))),
         max_iterations_(std::max<std::int32_t>(1, settings.max_iterations)),
@@ -542,11 +556,13 @@ class Solver {
     const Vec3 e_B(R(0, 0) * ex + R(1, 0) * ey + R(2, 0) * ez,
                    R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez,
                    R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez);
-    // Boxes (the commonest polytope) with their core half extents kept: no dispatch.
-    Vec3 a = box_a_ ? box_corner(box_core_a_, e_A)
-                    : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
-    Vec3 b = box_b_ ? box_corner(box_core_b_, -e_B)
-                    : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
+    // Boxes (the commonest polytope) and cylinders with their core sizes kept: no dispatch.
+    Vec3 a = box_a_        ? box_corner(core_a_, e_A)
+             : cylinder_a_ ? cylinder_rim(core_a_, e_A)
+                           : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
+    Vec3 b = box_b_        ? box_corner(core_b_, -e_B)
+             : cylinder_b_ ? cylinder_rim(core_b_, -e_B)
+                           : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
     if (!cores && swept_) {
       if (radius_a_ > 0.0) a += radius_a_ / e_A.norm() * e_A;
       if (radius_b_ > 0.0) b -= radius_b_ / e_B.norm() * e_B;
@@ -727,10 +743,12 @@ class Solver {
   const double radius_a_;
   const double radius_b_;
   const bool swept_;  ///< a radius is swept (the full shapes' supports add it)
-  const bool box_a_;  ///< A is a box: its core support is a corner of box_core_a_
+  const bool box_a_;  ///< A is a box: its core support is a corner of core_a_
   const bool box_b_;
-  const Vec3 box_core_a_;  ///< half extents of a box's core (unused for other shapes)
-  const Vec3 box_core_b_;
+  const bool cylinder_a_;  ///< A is a cylinder: its core support is on a rim of core_a_
+  const bool cylinder_b_;
+  const Vec3 core_a_;  ///< the core's sizes of a box or a cylinder (core_size)
+  const Vec3 core_b_;
   /// Curved pair on the cores (or without swept radii): the Newton finish may take over.
   const bool newton_;
   int newton_attempts_ = 0;           ///< Newton finishes tried in this query
