@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
@@ -656,6 +657,15 @@ double edge_separation(const BoxPairInA& pair, int i, int j) {
   return (std::abs(centre_m) - radius_a_m - radius_b_m) / std::sqrt(length_squared);
 }
 
+/// Two doubles in one SSE register (a GCC/Clang vector type): two edge axes of the
+/// separating-axis test computed side by side, each lane rounded as the scalar code would.
+using Lanes = double __attribute__((vector_size(16)));
+using LaneMask = std::int64_t __attribute__((vector_size(16)));  // a comparison's result per lane
+[[gnu::always_inline]] inline Lanes abs_lanes(Lanes v) {
+  return reinterpret_cast<Lanes>(reinterpret_cast<LaneMask>(v) &
+                                 ~reinterpret_cast<LaneMask>(Lanes{-0.0, -0.0}));
+}
+
 /// The separating-axis test in A's frame over the 15 axes (Gottschalk, Lin & Manocha 1996): faces
 /// of A, faces of B, edge pairs e_i × b_j (parallel edges skipped: their cross product is no
 /// direction). Returns the axis of largest separation. Ties prefer A's faces, then B's faces,
@@ -675,7 +685,9 @@ double edge_separation(const BoxPairInA& pair, int i, int j) {
 /// which increases with them: one division each and no square root; only the winner's is
 /// normalised. Keys of edges within rounding of parallel (|u|² ≤ 1e-300) are −∞; a key also
 /// underflows to 0 when |u|² < ~1e-150 (turns below ~1e-75 rad, far below any physical meaning).
-[[gnu::always_inline]] inline Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
+/// Six of the nine edges run two at a time in SSE lanes (bit for bit the scalar arithmetic). Out
+/// of line: in its own frame the test keeps its values in registers, and its callers theirs.
+[[gnu::noinline]] Axis separating_axes(const BoxPairInA& pair, double tolerance_m) {
   const Mat3& R = pair.R;
   const double R00 = R(0, 0), R01 = R(0, 1), R02 = R(0, 2);
   const double R10 = R(1, 0), R11 = R(1, 1), R12 = R(1, 2);
@@ -711,17 +723,39 @@ double edge_separation(const BoxPairInA& pair, int i, int j) {
   const bool face_b_wins = best_b > best_a + tolerance_m;
   const double best = face_b_wins ? best_b : best_a;
   const int index = face_b_wins ? index_b : index_a;
-  // |(b_j × b_j+1)_i| = X{i}{j}.
-  const double X00 = std::abs(R10 * R21 - R20 * R11), X01 = std::abs(R11 * R22 - R21 * R12),
-               X02 = std::abs(R12 * R20 - R22 * R10);
-  const double X10 = std::abs(R20 * R01 - R00 * R21), X11 = std::abs(R21 * R02 - R01 * R22),
-               X12 = std::abs(R22 * R00 - R02 * R20);
+  // Edge (i, j), (i, k, l) and (j, m, n) cyclic: c = |p_l R_kj − p_k R_lj| − h_k A_lj − h_l A_kj −
+  // hb_m X_ij − hb_n X_in, with X_ij = |(b_j × b_j+1)_i|; |u|² = R_kj² + R_lj². Key c|c|/|u|²,
+  // increasing in c/|u|; −∞ when parallel.
+  double scaled[9], length_squared[9], num[9];
+  // A's edges 0 and 1 with B's edge j side by side, in the two lanes of one SSE register (lane 0
+  // edge (0, j), lane 1 edge (1, j)): the same operations lane by lane as one edge at a time, so
+  // the same roundings, in half the instructions. Lane 0 has (k, l) = (1, 2), lane 1 (2, 0).
+  const Lanes pk = {p1, p2}, pl = {p2, p0}, hk = {ha1, ha2}, hl = {ha2, ha0};
+  const Lanes Rk[3] = {{R10, R20}, {R11, R21}, {R12, R22}};      // R_kj
+  const Lanes Rl[3] = {{R20, R00}, {R21, R01}, {R22, R02}};      // R_lj
+  const Lanes X[3] = {abs_lanes(Rk[0] * Rl[1] - Rl[0] * Rk[1]),  // X_0j, X_1j
+                      abs_lanes(Rk[1] * Rl[2] - Rl[1] * Rk[2]),
+                      abs_lanes(Rk[2] * Rl[0] - Rl[2] * Rk[0])};
+  const double hb[3] = {hb0, hb1, hb2};
+  for (int j = 0; j < 3; ++j) {
+    const int m = (j + 1) % 3, n = (j + 2) % 3;
+    const Lanes l2 = Rk[j] * Rk[j] + Rl[j] * Rl[j];
+    const Lanes c = abs_lanes(pl * Rk[j] - pk * Rl[j]) -
+                    (hk * abs_lanes(Rl[j]) + hl * abs_lanes(Rk[j])) -
+                    (Lanes{hb[m], hb[m]} * X[j] + Lanes{hb[n], hb[n]} * X[n]);
+    const LaneMask direction = l2 > Lanes{1e-300, 1e-300};
+    const Lanes key = direction ? c * abs_lanes(c) : Lanes{-1.0, -1.0};
+    const Lanes key_length_squared = direction ? l2 : Lanes{0.0, 0.0};
+    scaled[j] = c[0];
+    scaled[3 + j] = c[1];
+    num[j] = key[0];
+    num[3 + j] = key[1];
+    length_squared[j] = key_length_squared[0];
+    length_squared[3 + j] = key_length_squared[1];
+  }
+  // A's edge 2 (k, l) = (0, 1), one at a time.
   const double X20 = std::abs(R00 * R11 - R10 * R01), X21 = std::abs(R01 * R12 - R11 * R02),
                X22 = std::abs(R02 * R10 - R12 * R00);
-  // Edge (i, j), (i, k, l) and (j, m, n) cyclic: c = |p_l R_kj − p_k R_lj| − h_k A_lj − h_l A_kj −
-  // hb_m X_ij − hb_n X_in; |u|² = R_kj² + R_lj². Key c|c|/|u|², increasing in c/|u|; −∞ when
-  // parallel.
-  double scaled[9], length_squared[9], num[9];
 #define CONTACTLAB_EDGE(I, J, Rkj, Rlj, Akj, Alj, pk, pl, hk, hl, Xij, Xin, hbm, hbn)            \
   {                                                                                              \
     const int e = 3 * I + J;                                                                     \
@@ -731,12 +765,6 @@ double edge_separation(const BoxPairInA& pair, int i, int j) {
     num[e] = direction ? scaled[e] * std::abs(scaled[e]) : -1.0;                                 \
     length_squared[e] = direction ? l2 : 0.0;                                                    \
   }
-  CONTACTLAB_EDGE(0, 0, R10, R20, A10, A20, p1, p2, ha1, ha2, X00, X02, hb1, hb2)
-  CONTACTLAB_EDGE(0, 1, R11, R21, A11, A21, p1, p2, ha1, ha2, X01, X00, hb2, hb0)
-  CONTACTLAB_EDGE(0, 2, R12, R22, A12, A22, p1, p2, ha1, ha2, X02, X01, hb0, hb1)
-  CONTACTLAB_EDGE(1, 0, R20, R00, A20, A00, p2, p0, ha2, ha0, X10, X12, hb1, hb2)
-  CONTACTLAB_EDGE(1, 1, R21, R01, A21, A01, p2, p0, ha2, ha0, X11, X10, hb2, hb0)
-  CONTACTLAB_EDGE(1, 2, R22, R02, A22, A02, p2, p0, ha2, ha0, X12, X11, hb0, hb1)
   CONTACTLAB_EDGE(2, 0, R00, R10, A00, A10, p0, p1, ha0, ha1, X20, X22, hb1, hb2)
   CONTACTLAB_EDGE(2, 1, R01, R11, A01, A11, p0, p1, ha0, ha1, X21, X20, hb2, hb0)
   CONTACTLAB_EDGE(2, 2, R02, R12, A02, A12, p0, p1, ha0, ha1, X22, X21, hb0, hb1)
