@@ -98,6 +98,28 @@ inline Eigen::Map<const Vec3> all_but(int k) {
   return Eigen::Map<const Vec3>(kAllBut[k]);
 }
 
+/// Two doubles in one SSE register (a GCC/Clang vector type): two quantities computed side by
+/// side (two rows of a matrix product, two edge axes of the separating-axis test), each lane
+/// rounded as the scalar code would round it.
+using Lanes = double __attribute__((vector_size(16)));
+using LaneMask = std::int64_t __attribute__((vector_size(16)));  // a comparison's result per lane
+[[gnu::always_inline]] inline Lanes abs_lanes(Lanes v) {
+  return reinterpret_cast<Lanes>(reinterpret_cast<LaneMask>(v) &
+                                 ~reinterpret_cast<LaneMask>(Lanes{-0.0, -0.0}));
+}
+
+/// Rv, written out: rows 0 and 1 two at a time in SSE lanes (a column's first two entries are
+/// adjacent in memory), row 2 alone; the same products, summed in the same order, as row by row.
+[[gnu::always_inline]] inline Vec3 times(const Mat3& R, const Vec3& v) {
+  Lanes column[3];
+  std::memcpy(column, R.data(), sizeof(Lanes));
+  std::memcpy(column + 1, R.data() + 3, sizeof(Lanes));
+  std::memcpy(column + 2, R.data() + 6, sizeof(Lanes));
+  const Lanes rows01 =
+      column[0] * Lanes{v[0], v[0]} + column[1] * Lanes{v[1], v[1]} + column[2] * Lanes{v[2], v[2]};
+  return Vec3(rows01[0], rows01[1], R(2, 0) * v[0] + R(2, 1) * v[1] + R(2, 2) * v[2]);
+}
+
 /// Largest absolute coordinate of the points [m]: the magnitude against which rounding is judged.
 double coordinate_scale(const Vec3& p, const Vec3& q, const Vec3& r, const Vec3& s) {
   return std::max({p.cwiseAbs().maxCoeff(), q.cwiseAbs().maxCoeff(), r.cwiseAbs().maxCoeff(),
@@ -380,9 +402,7 @@ inline void sphere_box_into(double radius_m, const Vec3& p_WA, const Vec3& h, do
     const double gap_m = std::sqrt(gap_squared_m2);
     // From the sphere towards the box: −R·g/|g|.
     const double scale = -1.0 / gap_m;
-    const Vec3 n_W(scale * (R(0, 0) * g_x + R(0, 1) * g_y + R(0, 2) * g_z),
-                   scale * (R(1, 0) * g_x + R(1, 1) * g_y + R(1, 2) * g_z),
-                   scale * (R(2, 0) * g_x + R(2, 1) * g_y + R(2, 2) * g_z));
+    const Vec3 n_W = scale * times(R, Vec3(g_x, g_y, g_z));
     out.distance_m = gap_m - radius_m - box_radius_m;
     out.normal_W = n_W;
     out.point_a_W = p_WA + radius_m * n_W;
@@ -658,15 +678,6 @@ double edge_separation(const BoxPairInA& pair, int i, int j) {
   return (std::abs(centre_m) - radius_a_m - radius_b_m) / std::sqrt(length_squared);
 }
 
-/// Two doubles in one SSE register (a GCC/Clang vector type): two edge axes of the
-/// separating-axis test computed side by side, each lane rounded as the scalar code would.
-using Lanes = double __attribute__((vector_size(16)));
-using LaneMask = std::int64_t __attribute__((vector_size(16)));  // a comparison's result per lane
-[[gnu::always_inline]] inline Lanes abs_lanes(Lanes v) {
-  return reinterpret_cast<Lanes>(reinterpret_cast<LaneMask>(v) &
-                                 ~reinterpret_cast<LaneMask>(Lanes{-0.0, -0.0}));
-}
-
 /// The separating-axis test in A's frame over the 15 axes (Gottschalk, Lin & Manocha 1996): faces
 /// of A, faces of B, edge pairs e_i × b_j (parallel edges skipped: their cross product is no
 /// direction). Returns the axis of largest separation. Ties prefer A's faces, then B's faces,
@@ -855,18 +866,6 @@ inline int smallest_component(const Vec3& v) {
   return Vec3(R(0, 0) * v[0] + R(1, 0) * v[1] + R(2, 0) * v[2],
               R(0, 1) * v[0] + R(1, 1) * v[1] + R(2, 1) * v[2],
               R(0, 2) * v[0] + R(1, 2) * v[1] + R(2, 2) * v[2]);
-}
-
-/// Rv, written out: rows 0 and 1 two at a time in SSE lanes (a column's first two entries are
-/// adjacent in memory), row 2 alone; the same products, summed in the same order, as row by row.
-[[gnu::always_inline]] inline Vec3 times(const Mat3& R, const Vec3& v) {
-  Lanes column[3];
-  std::memcpy(column, R.data(), sizeof(Lanes));
-  std::memcpy(column + 1, R.data() + 3, sizeof(Lanes));
-  std::memcpy(column + 2, R.data() + 6, sizeof(Lanes));
-  const Lanes rows01 =
-      column[0] * Lanes{v[0], v[0]} + column[1] * Lanes{v[1], v[1]} + column[2] * Lanes{v[2], v[2]};
-  return Vec3(rows01[0], rows01[1], R(2, 0) * v[0] + R(2, 1) * v[1] + R(2, 2) * v[2]);
 }
 
 /// Separation of the cores along the unit direction n (A's frame; n_B = Rᵀn): n·p − h_a·|n| −
