@@ -1637,13 +1637,10 @@ Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
   const Vec3& h_c = corner_of_b ? h_b : h_a;
   const Vec3& signs = corner_of_b ? signs_b : signs_a;
   Vec3 gap_W, m_C;
-  if (certify_corner(c, R_WC, h_c, signs, R_WF, certify_m, gap_W, m_C) &&
-      answer_certified_corner(corner_of_b, c, gap_W, m_C, support_bits(signs), X_WA, X_WB,
-                              a.smoothing_radius_m, b.smoothing_radius_m, tolerance_m, out,
-                              cache)) {
-    return true;
-  }
-  return false;
+  return certify_corner(c, R_WC, h_c, signs, R_WF, certify_m, gap_W, m_C) &&
+         answer_certified_corner(corner_of_b, c, gap_W, m_C, support_bits(signs), X_WA, X_WB,
+                                 a.smoothing_radius_m, b.smoothing_radius_m, tolerance_m, out,
+                                 cache);
 }
 
 /// The warm start when the cache's corner was not certified (box_box_warm_corner): the cached edge
@@ -1657,8 +1654,6 @@ Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
   auto answer_separated = [&](const PairCandidate& closest, const Vec3& normal) {
     return answer_separated_pair(contact, closest, normal, out, cache);
   };
-  // A cached corner was not certified (box_box_warm_corner): an edge pair of the last separated
-  // answer, certified alike.
   PairCandidate closest;
   const double feature = cache->data[0];
   if (feature >= kFeatureEdges && feature < kFeatureCount) {
