@@ -1343,10 +1343,6 @@ Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
   const Vec3& p_AB = pair.p;
   const Mat3& R_AB = pair.R;
   const double r_a = f.r_a, r_b = f.r_b, tolerance_m = f.tolerance_m;
-  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
-                      double distance_m) {
-    return f.to_world(point_a_A, point_b_A, n_A, distance_m);
-  };
   // Only rounded boxes whose swept shapes touch come here (separated_closest_points answered the
   // others): the closest points again, by exhaustion, to decide between one point and a patch.
   // The SAT separation is only a lower bound: the exact distance is attained by a corner against
@@ -1421,11 +1417,11 @@ Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
       // their rounding divided by the distance. The points are centred on it.
       const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;
       const Vec3 middle_A = 0.5 * (closest.point_p + closest.point_q);
-      out.points[0] = to_world(middle_A - 0.5 * distance_m * n_A, middle_A + 0.5 * distance_m * n_A,
-                               n_A, distance_m);
+      out.points[0] = f.to_world(middle_A - 0.5 * distance_m * n_A,
+                                 middle_A + 0.5 * distance_m * n_A, n_A, distance_m);
     } else {
-      out.points[0] = to_world(closest.point_p, closest.point_q,
-                               (closest.point_q - closest.point_p) / distance_m, distance_m);
+      out.points[0] = f.to_world(closest.point_p, closest.point_q,
+                                 (closest.point_q - closest.point_p) / distance_m, distance_m);
     }
     out.count = 1;
     return true;
@@ -1441,10 +1437,6 @@ Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
   const Vec3& h_b = pair.h_b;
   const Vec3& p_AB = pair.p;
   const Mat3& R_AB = pair.R;
-  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
-                      double distance_m) {
-    return f.to_world(point_a_A, point_b_A, n_A, distance_m);
-  };
   const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;  // from A to B
   // Edge–edge: the minimum translation makes the two support edges touch; their closest points
   // (the edges cross in the projection along n) carry the contact, placed symmetrically so that
@@ -1473,7 +1465,7 @@ Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
   }
   const Vec3 middle_A = 0.5 * (on_a + on_b);
   const double d = best.separation_m;
-  out.points[0] = to_world(middle_A - 0.5 * d * n_A, middle_A + 0.5 * d * n_A, n_A, d);
+  out.points[0] = f.to_world(middle_A - 0.5 * d * n_A, middle_A + 0.5 * d * n_A, n_A, d);
   out.count = 1;
   return;
 }
@@ -1488,10 +1480,6 @@ Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
   const Vec3& p_AB = pair.p;
   const Mat3& R_AB = pair.R;
   const double r_a = f.r_a, r_b = f.r_b, tolerance_m = f.tolerance_m;
-  auto to_world = [&](const Vec3& point_a_A, const Vec3& point_b_A, const Vec3& n_A,
-                      double distance_m) {
-    return f.to_world(point_a_A, point_b_A, n_A, distance_m);
-  };
   const Pose& X_WB = f.X_WB;
   const double size_m = f.size_m;
   const Vec3 n_A = sign_of(p_AB.dot(best.u_A)) * best.u_A;  // from A to B
@@ -1570,10 +1558,10 @@ Vec3 edge_axis(const Mat3& R_AB, int i, int j) {
     if (reference_a) {
       const Vec3 deepest_b_A =
           p_AB + R_AB * (-(R_AB.transpose() * n_A)).unaryExpr(&sign_of).cwiseProduct(h_b);
-      out.points[0] = to_world(deepest_b_A - d * n_A, deepest_b_A, n_A, d);
+      out.points[0] = f.to_world(deepest_b_A - d * n_A, deepest_b_A, n_A, d);
     } else {
       const Vec3 deepest_a_A = h_a.cwiseProduct(n_A.unaryExpr(&sign_of));
-      out.points[0] = to_world(deepest_a_A, deepest_a_A + d * n_A, n_A, d);
+      out.points[0] = f.to_world(deepest_a_A, deepest_a_A + d * n_A, n_A, d);
     }
     out.count = 1;
     return;
