@@ -317,6 +317,22 @@ Vector3<T> closest_on_simplex(Simplex<T>& s, const T& flatness, bool& enclosed) 
 
 // ----- The MPR solver -------------------------------------------------------------------------
 
+/// The Newton step −Q⁻¹g of the 2×2 model Q = [q11 q12; q12 q22] (determinant `det` ≠ 0) with
+/// the gradient (g1, g2), both in the basis (t1, t2), as a vector, shortened to
+/// kNewtonTrustRadius.
+[[gnu::always_inline]] inline Vec3 newton_step_2d(double q11, double q12, double q22, double det,
+                                                  double g1, double g2, const Vec3& t1,
+                                                  const Vec3& t2) {
+  double a = -(q22 * g1 - q12 * g2) / det;
+  double b = -(q11 * g2 - q12 * g1) / det;
+  const double length = std::sqrt(a * a + b * b);
+  if (length > kNewtonTrustRadius) {
+    a *= kNewtonTrustRadius / length;
+    b *= kNewtonTrustRadius / length;
+  }
+  return a * t1 + b * t2;
+}
+
 /// The shape's core is a polytope: a point (sphere), a segment (capsule), a box or a hull.
 bool polytope_core(const Shape& shape) {
   return shape.type == ShapeType::sphere || shape.type == ShapeType::capsule ||
@@ -664,9 +680,11 @@ class Solver {
     warm_->newton_separated = false;
     warm_->cores = on_cores_;
   }
-  /// Sets r0, the origin ray and the thresholds for a warm Newton start from the cached normal;
-  /// false when the cold start must handle the pair (coincident interior points, no size).
-  bool warm_newton();
+  /// Sets the origin ray e1 (from r0, set by phase 1's start), the ray's support point and the
+  /// thresholds for a warm Newton start from the cached normal, as the cold start sets them (which
+  /// then reuses the support point); false when the cold start must handle the pair (coincident
+  /// interior points, no size).
+  bool warm_newton(const Vec3& c_A, const Vec3& c_B, const T& r0_norm, const V& e1);
 
   void finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4, const V& n4,
                   const T& n4_squared, Termination termination);
@@ -1009,15 +1027,7 @@ bool Solver<T>::newton_finish(const Vec3& start) {
     const double trace = q11 + q22;
     const double det = q11 * q22 - q12 * q12;
     if (!(trace > 0.0) || !(det > kNewtonConditioning * trace * trace)) return false;
-    const double r1 = to_double(g1), r2 = to_double(g2);
-    double a = -(q22 * r1 - q12 * r2) / det;
-    double b = -(q11 * r2 - q12 * r1) / det;
-    const double length = std::sqrt(a * a + b * b);
-    if (length > kNewtonTrustRadius) {
-      a *= kNewtonTrustRadius / length;
-      b *= kNewtonTrustRadius / length;
-    }
-    w += a * t1 + b * t2;
+    w += newton_step_2d(q11, q12, q22, det, to_double(g1), to_double(g2), t1, t2);
     if (!w.allFinite()) return false;
   }
   return false;
@@ -1152,32 +1162,22 @@ bool Solver<T>::newton_separated(const Vec3& start) {
     q22 -= h_double;
     const double det = q11 * q22 - q12 * q12;
     if (!(q11 > 0.0 && q22 > 0.0 && det > 0.0) || !std::isfinite(det)) return false;
-    const double g1 = to_double(dot(s.p, V::from(t1)));
-    const double g2 = to_double(dot(s.p, V::from(t2)));
-    double a = -(q22 * g1 - q12 * g2) / det;
-    double b = -(q11 * g2 - q12 * g1) / det;
-    const double step_length = std::sqrt(a * a + b * b);
-    if (step_length > kNewtonTrustRadius) {
-      a *= kNewtonTrustRadius / step_length;
-      b *= kNewtonTrustRadius / step_length;
-    }
-    m = (m + a * t1 + b * t2).normalized();
+    m = (m + newton_step_2d(q11, q12, q22, det, to_double(dot(s.p, V::from(t1))),
+                            to_double(dot(s.p, V::from(t2))), t1, t2))
+            .normalized();
     if (!m.allFinite()) return false;
   }
   return false;
 }
 
 template <class T>
-bool Solver<T>::warm_newton() {
-  const Vec3 c_A = interior_point(pair_.a);
-  const Vec3 c_B = pair_.R_AB * interior_point(pair_.b) + pair_.p_AB;
-  r0_ = V::from(c_A) - V::from(c_B);
-  const T r0_norm = norm(r0_);
+bool Solver<T>::warm_newton(const Vec3& c_A, const Vec3& c_B, const T& r0_norm, const V& e1) {
   if (!(r0_norm > T(0.0))) return false;
-  ray_ = -r0_ / r0_norm;
+  ray_ = e1;
   // The size as the cold start measures it, from the ray's own support point.
-  const S r1 = support(ray_);
-  length_ = std::max(r0_norm, norm(r1.p - r0_));
+  ray_support_ = support(ray_);
+  have_ray_support_ = true;
+  length_ = std::max(r0_norm, norm(ray_support_.p - r0_));
   if (!(length_ < T(std::numeric_limits<double>::infinity()))) return false;
   set_thresholds(c_A, c_B);
   return r0_norm > ray_threshold_;
@@ -1198,26 +1198,28 @@ void Solver<T>::run() {
 template <class T>
 void Solver<T>::run_portal() {
   using std::abs;
-  if (newton_ && warm_ != nullptr && warm_->valid && warm_->newton && warm_->cores == on_cores_) {
-    // Curved pair: Newton from the normal the pair's last query ended on.
-    warm_->valid = false;
-    hint_a_ = warm_->hint_a;
-    hint_b_ = warm_->hint_b;
-    const bool answered = warm_newton() && (warm_->newton_separated
-                                                ? newton_separated(warm_->directions[0])
-                                                : newton(warm_->directions[0], warm_->newton_side));
-    if (answered) {
-      result_.warm_started = true;
-      return;
-    }
-    result_ = Result{};  // the cold start below answers (its own counts)
-  }
   // ----- Phase 1: interior point and initial portal (Neumayr §6.1.1, L296–306) -----
   const Vec3 c_A = interior_point(pair_.a);
   const Vec3 c_B = pair_.R_AB * interior_point(pair_.b) + pair_.p_AB;
   r0_ = V::from(c_A) - V::from(c_B);  // exact in double-double
   T r0_norm = norm(r0_);
   V e1 = r0_norm > T(0.0) ? V(-r0_ / r0_norm) : V{T(0.0), T(0.0), T(1.0)};
+
+  if (newton_ && warm_ != nullptr && warm_->valid && warm_->newton && warm_->cores == on_cores_) {
+    // Curved pair: Newton from the normal the pair's last query ended on.
+    warm_->valid = false;
+    hint_a_ = warm_->hint_a;
+    hint_b_ = warm_->hint_b;
+    const bool answered =
+        warm_newton(c_A, c_B, r0_norm, e1) &&
+        (warm_->newton_separated ? newton_separated(warm_->directions[0])
+                                 : newton(warm_->directions[0], warm_->newton_side));
+    if (answered) {
+      result_.warm_started = true;
+      return;
+    }
+    result_ = Result{};  // the cold start below answers (its own counts)
+  }
 
   // ----- Phase 2: a portal the origin ray passes through (§6.1.2, L366–390; libccd) -----
   // Whichever side face the origin ray leaves through, replace the portal vertex opposite to it
@@ -1281,7 +1283,7 @@ void Solver<T>::run_portal() {
   result_.warm_started = warm_run_ = valid_portal;
 
   if (!valid_portal) {
-    r1 = support(e1);  // L324–328
+    r1 = have_ray_support_ ? ray_support_ : support(e1);  // L324–328 (warm_newton's, if it ran)
     length_ = std::max(r0_norm, norm(r1.p - r0_));
     set_thresholds(c_A, c_B);
     if (!(length_ > T(0.0)) || !(length_ < T(std::numeric_limits<double>::infinity()))) {
