@@ -172,11 +172,7 @@ class CoreSupport {
     return core_support(shape_, d_G);
   }
 
-  /// Adds the shape's core support derivative along u1, u2 (SDK add_core_support_derivative).
-  void add_curvature(const Vec3& d_G, const Vec3& u1, const Vec3& u2, double& q11, double& q12,
-                     double& q22) const {
-    add_core_support_derivative(shape_, d_G, u1, u2, q11, q12, q22);
-  }
+  const Shape& shape() const { return shape_; }
 
   /// The hull vertex found last (0 for other shapes): the next climb's start vertex.
   std::uint32_t last_vertex() const { return vertex_; }
@@ -239,8 +235,8 @@ class CoreDifference {
   void curvature(const Vec3& d_A, const Vec3& t1, const Vec3& t2, double& q11, double& q12,
                  double& q22) const {
     q11 = q12 = q22 = 0.0;
-    a_.add_curvature(d_A, t1, t2, q11, q12, q22);
-    b_.add_curvature(-(R_BA_ * d_A), R_BA_ * t1, R_BA_ * t2, q11, q12, q22);
+    add_core_support_derivative(a_.shape(), d_A, t1, t2, q11, q12, q22);
+    add_core_support_derivative(b_.shape(), -(R_BA_ * d_A), R_BA_ * t1, R_BA_ * t2, q11, q12, q22);
   }
 
   std::uint32_t last_vertex_a() const { return a_.last_vertex(); }
