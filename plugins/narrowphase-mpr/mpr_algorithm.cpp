@@ -196,59 +196,106 @@ Vector3<T> closest_on_segment(Simplex<T>& s) {
   return keep_edge(s, 0, 1, T(along / length_squared));
 }
 
+/// The point of triangle (p[0], p[1], p[2]) closest to the origin, as barycentric weights of the
+/// vertices it keeps (kept[0..size), in ascending order; the others' weights are 0), without the
+/// support points' witnesses: callers combine those only for the kept vertices.
 template <class T>
-Vector3<T> closest_on_triangle(Simplex<T>& s) {
-  const Vector3<T> a = s.points[0].p;
-  const Vector3<T> b = s.points[1].p;
-  const Vector3<T> c = s.points[2].p;
+struct TriangleClosest {
+  Vector3<T> point;
+  std::array<T, 3> weights{};
+  std::array<int, 3> kept{};
+  int size = 0;
+};
+
+template <class T>
+TriangleClosest<T> closest_triangle_point(const std::array<Vector3<T>, 3>& p) {
+  TriangleClosest<T> r;
+  const auto vertex = [&](int i) {
+    r.point = p[i];
+    r.weights[i] = T(1.0);
+    r.kept[0] = i;
+    r.size = 1;
+    return r;
+  };
+  // Vertices i < j with weights (1 − t, t), as closest_on_segment keeps them.
+  const auto edge = [&](int i, int j, const T& t) {
+    r.point = p[i] + (p[j] - p[i]) * t;
+    r.weights[i] = T(1.0) - t;
+    r.weights[j] = t;
+    r.kept[0] = i;
+    r.kept[1] = j;
+    r.size = 2;
+    return r;
+  };
+  const Vector3<T>& a = p[0];
+  const Vector3<T>& b = p[1];
+  const Vector3<T>& c = p[2];
   const Vector3<T> ab = b - a;
   const Vector3<T> ac = c - a;
   // d_k: projections of (origin − vertex) on the two edges from a.
   const T d1 = -dot(ab, a);
   const T d2 = -dot(ac, a);
-  if (d1 <= T(0.0) && d2 <= T(0.0)) return keep_vertex(s, 0);
+  if (d1 <= T(0.0) && d2 <= T(0.0)) return vertex(0);
   const T d3 = -dot(ab, b);
   const T d4 = -dot(ac, b);
-  if (d3 >= T(0.0) && d4 <= d3) return keep_vertex(s, 1);
+  if (d3 >= T(0.0) && d4 <= d3) return vertex(1);
   const T area_c = d1 * d4 - d3 * d2;
-  if (area_c <= T(0.0) && d1 >= T(0.0) && d3 <= T(0.0)) return keep_edge(s, 0, 1, d1 / (d1 - d3));
+  if (area_c <= T(0.0) && d1 >= T(0.0) && d3 <= T(0.0)) return edge(0, 1, d1 / (d1 - d3));
   const T d5 = -dot(ab, c);
   const T d6 = -dot(ac, c);
-  if (d6 >= T(0.0) && d5 <= d6) return keep_vertex(s, 2);
+  if (d6 >= T(0.0) && d5 <= d6) return vertex(2);
   const T area_b = d5 * d2 - d1 * d6;
-  if (area_b <= T(0.0) && d2 >= T(0.0) && d6 <= T(0.0)) return keep_edge(s, 0, 2, d2 / (d2 - d6));
+  if (area_b <= T(0.0) && d2 >= T(0.0) && d6 <= T(0.0)) return edge(0, 2, d2 / (d2 - d6));
   const T area_a = d3 * d6 - d5 * d4;
   if (area_a <= T(0.0) && d4 - d3 >= T(0.0) && d5 - d6 >= T(0.0)) {
-    return keep_edge(s, 1, 2, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    return edge(1, 2, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
   }
   const T area = area_a + area_b + area_c;
   if (!(area > T(0.0))) {
-    // A degenerate (zero-area) triangle: the closest point lies on one of its edges.
-    Simplex<T> best;
+    // A degenerate (zero-area) triangle: the closest point lies on one of its edges (the first
+    // of the nearest, as closest_on_segment finds them).
     T best_distance = std::numeric_limits<double>::infinity();
-    Vector3<T> best_point;
+    TriangleClosest<T> best;
     for (const auto& [i, j] : {std::pair{0, 1}, std::pair{0, 2}, std::pair{1, 2}}) {
-      Simplex<T> edge;
-      edge.points[0] = s.points[i];
-      edge.points[1] = s.points[j];
-      edge.size = 2;
-      const Vector3<T> point = closest_on_segment(edge);
-      const T distance = dot(point, point);
+      r = TriangleClosest<T>{};
+      const Vector3<T> e = p[j] - p[i];
+      const T length_squared = dot(e, e);
+      const T along = -dot(p[i], e);  // (origin − p_i)·e
+      if (!(along > T(0.0)) || !(length_squared > T(0.0))) {
+        vertex(i);
+      } else if (along >= length_squared) {
+        vertex(j);
+      } else {
+        edge(i, j, T(along / length_squared));
+      }
+      const T distance = dot(r.point, r.point);
       if (distance < best_distance) {
         best_distance = distance;
-        best = edge;
-        best_point = point;
+        best = r;
       }
     }
-    s = best;
-    return best_point;
+    return best;
   }
   const T v = area_b / area;
   const T w = area_c / area;
-  s.weights[0] = T(1.0) - v - w;
-  s.weights[1] = v;
-  s.weights[2] = w;
-  return a + ab * v + ac * w;
+  r.point = a + ab * v + ac * w;
+  r.weights = {T(1.0) - v - w, v, w};
+  r.kept = {0, 1, 2};
+  r.size = 3;
+  return r;
+}
+
+template <class T>
+Vector3<T> closest_on_triangle(Simplex<T>& s) {
+  const TriangleClosest<T> r =
+      closest_triangle_point<T>({s.points[0].p, s.points[1].p, s.points[2].p});
+  if (r.size < 3) {
+    const std::array<SupportPoint<T>, 3> vertices{s.points[0], s.points[1], s.points[2]};
+    for (int k = 0; k < r.size; ++k) s.points[k] = vertices[r.kept[k]];
+  }
+  for (int k = 0; k < r.size; ++k) s.weights[k] = r.weights[r.kept[k]];
+  s.size = r.size;
+  return r.point;
 }
 
 /// Closest point of a tetrahedron; `enclosed` is set when the origin lies inside it. A tetrahedron
@@ -826,16 +873,14 @@ void Solver<T>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, c
     // the support value along e4 separates the shapes: a valid depth, not more (up to the TC
     // tolerance) than the distance to the portal that Neumayr's distanceToPortal returns.
     // Witnesses from the portal point nearest to the foot.
-    Simplex<T> triangle;
-    triangle.points = {S{r1.p - foot, r1.a, r1.b, r1.d}, S{r2.p - foot, r2.a, r2.b, r2.d},
-                       S{r3.p - foot, r3.a, r3.b, r3.d}, S{}};
-    triangle.size = 3;
-    bool enclosed = false;
-    closest_on_simplex(triangle, T(epsilon_), enclosed);
+    const TriangleClosest<T> nearest =
+        closest_triangle_point<T>({r1.p - foot, r2.p - foot, r3.p - foot});
+    const std::array<const S*, 3> vertices{&r1, &r2, &r3};
     V a, b;
-    for (int k = 0; k < triangle.size; ++k) {
-      a = a + triangle.points[k].a * triangle.weights[k];
-      b = b + triangle.points[k].b * triangle.weights[k];
+    for (int k = 0; k < nearest.size; ++k) {
+      const int i = nearest.kept[k];
+      a = a + vertices[i]->a * nearest.weights[i];
+      b = b + vertices[i]->b * nearest.weights[i];
     }
     result_.termination =
         termination == Termination::tc3_inside ? Termination::tc3_penetrating_outside : termination;
