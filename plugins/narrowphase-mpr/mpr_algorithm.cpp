@@ -78,6 +78,10 @@ constexpr double kNewtonRetry = 1e-2;
 constexpr int kNewtonAttempts = 2;
 /// Newton steps before it gives up (each one support point and one derivative).
 constexpr int kNewtonSteps = 8;
+/// Support evaluations of the separated Newton (steps and the shorter trials of its trust region)
+/// before it gives up, and the smallest trust radius it tries.
+constexpr int kSeparatedNewtonEvaluations = 16;
+constexpr double kSeparatedNewtonMinRadius = 1e-3;
 /// Newton gives up when the model's 2×2 Hessian has det ≤ this · trace² (a flat direction).
 constexpr double kNewtonConditioning = 1e-10;
 /// Largest Newton step in the chart n = u + w (|w| = tan of the angle to the ray): 45°.
@@ -993,6 +997,12 @@ bool Solver<T>::complete_closest_point(const V& initial_normal, const Portal* st
   set_geometry(a + normal * radius_a, b - normal * radius_b, T(core_distance - radius_a - radius_b),
                normal);
   radii_applied_ = true;
+  if (newton_ && warm_ != nullptr) {
+    // A curved pair: the next query starts the separated Newton from this normal (a polytope
+    // pair's portal is saved by the caller).
+    finish_newton_cache(normal.to_vec3(), 0);
+    warm_->newton_separated = true;
+  }
   return true;
 }
 
@@ -1166,16 +1176,35 @@ bool Solver<T>::newton_separated(const Vec3& start) {
   T upper = T(std::numeric_limits<double>::infinity());
   S closest;
   Vec3 closest_direction = m;  // the direction `closest` is the support point of
-  for (int step = 1; step <= kNewtonSteps; ++step) {
-    const S s = support(V::from(m));
+  // The iterate m with its support point s and support value h; a trial direction replaces it
+  // only when it raises the lower bound −h (backtracking: from a start far from the answer, full
+  // Newton steps on the support function overshoot and cycle).
+  S s;
+  T h{};
+  Vec3 step_A = Vec3::Zero();  // the Newton step from m, tangent to the sphere
+  // Trust radius of the step (in the chart m + w): halved after a trial that made no progress,
+  // doubled (up to kNewtonTrustRadius) after one that did, so that a step that overshot once is
+  // not tried at full length again. Newton's own steps near the answer are far shorter.
+  double radius = kNewtonTrustRadius;
+  double tried = 0.0;  // length of the last trial step
+  bool have_iterate = false;
+  for (int evaluation = 1; evaluation <= kSeparatedNewtonEvaluations; ++evaluation) {
+    Vec3 trial = m;
+    if (have_iterate) {
+      const double length = step_A.norm();
+      tried = std::min(length, radius);
+      trial = (m + (tried / length) * step_A).normalized();
+    }
+    if (!trial.allFinite()) return false;
+    const S s_trial = support(V::from(trial));
     ++result_.newton_iterations;
-    const T h = dot(s.p, V::from(m));
-    if (T(-h) > lower) lower = -h;
-    const T length = norm(s.p);
+    const T h_trial = dot(s_trial.p, V::from(trial));
+    if (T(-h_trial) > lower) lower = -h_trial;
+    const T length = norm(s_trial.p);
     if (length < upper) {
       upper = length;
-      closest = s;
-      closest_direction = m;
+      closest = s_trial;
+      closest_direction = trial;
     }
     if (upper - lower <= tc_threshold_) {
       if (!(lower > T(0.0))) return false;
@@ -1195,7 +1224,18 @@ bool Solver<T>::newton_separated(const Vec3& start) {
       }
       return true;
     }
-    if (step >= 2 && !(lower > T(0.0))) return false;
+    if (have_iterate && !(T(-h_trial) > T(-h))) {
+      // No progress: a shorter step from the same iterate, down to kSeparatedNewtonMinRadius.
+      radius = 0.5 * tried;
+      if (radius < kSeparatedNewtonMinRadius) return false;
+      continue;
+    }
+    if (have_iterate) radius = std::min(kNewtonTrustRadius, 2.0 * tried);
+    m = trial;
+    s = s_trial;
+    h = h_trial;
+    have_iterate = true;
+    if (evaluation >= 2 && !(lower > T(0.0))) return false;
     Vec3 t1, t2;
     complete_basis(m, t1, t2);
     double q11 = 0.0, q12 = 0.0, q22 = 0.0;
@@ -1207,10 +1247,8 @@ bool Solver<T>::newton_separated(const Vec3& start) {
     q22 -= h_double;
     const double det = q11 * q22 - q12 * q12;
     if (!(q11 > 0.0 && q22 > 0.0 && det > 0.0) || !std::isfinite(det)) return false;
-    m = (m + newton_step_2d(q11, q12, q22, det, to_double(dot(s.p, V::from(t1))),
-                            to_double(dot(s.p, V::from(t2))), t1, t2))
-            .normalized();
-    if (!m.allFinite()) return false;
+    step_A = newton_step_2d(q11, q12, q22, det, to_double(dot(s.p, V::from(t1))),
+                            to_double(dot(s.p, V::from(t2))), t1, t2);
   }
   return false;
 }
