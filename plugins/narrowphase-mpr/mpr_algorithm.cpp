@@ -694,18 +694,40 @@ class Solver {
   }
 
   bool newton_finish(const Vec3& start);
-  bool newton_side_line(const Vec3& start, bool on_b);
+  bool newton_side_line(const Vec3& start, std::uint8_t straight_line);
   bool newton_separated(const Vec3& start);
-  /// The Newton finish, then (where it gives up next to a cylinder's side line) the side-line one.
-  /// `side`: the side line the pair's last query ended on (warm start), tried first.
-  bool newton(const Vec3& start, std::uint8_t side = 0) {
-    if (side != 0 && newton_side_line(start, side == 2)) return true;
+  /// The Newton finish, then (where it gives up next to a straight line of a shape's boundary: a
+  /// cylinder's side line, a box's edge) the 1-D Newton along that line's kink. `line`: the line
+  /// the pair's last query ended on (warm start, WarmPortal::newton_side), tried first.
+  bool newton(const Vec3& start, std::uint8_t line = 0) {
+    if (line != 0 && newton_side_line(start, line)) return true;
     if (newton_finish(start)) return true;
     const Vec3 e = start.normalized();
-    return (side != 1 && pair_.a.type == ShapeType::cylinder && std::abs(e.z()) < kSideLineAngle &&
-            newton_side_line(start, false)) ||
-           (side != 2 && pair_.b.type == ShapeType::cylinder &&
-            std::abs(e.dot(pair_.R_AB.col(2))) < kSideLineAngle && newton_side_line(start, true));
+    for (std::uint8_t candidate = 1; candidate <= kStraightLines; ++candidate) {
+      if (candidate == line || !has_straight_line(candidate)) continue;
+      if (std::abs(e.dot(straight_line_axis(candidate))) < kSideLineAngle &&
+          newton_side_line(start, candidate)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  /// Straight lines of the boundaries, numbered 1 + X + 2k (X: 0 for A, 1 for B; k: the axis of
+  /// X's frame they run along): a cylinder's side lines (k = 2) and a box's edges (any k). The
+  /// support of X along a normal of such a line is the whole segment, whose other end is the
+  /// support point mirrored through X's mid-plane normal to axis k.
+  static constexpr std::uint8_t kStraightLines = 6;
+  bool has_straight_line(std::uint8_t line) const {
+    const bool on_b = ((line - 1) & 1) != 0;
+    const int k = (line - 1) / 2;
+    const bool box = on_b ? box_b_ : box_a_;
+    const bool cylinder = on_b ? cylinder_b_ : cylinder_a_;
+    return box || (cylinder && k == 2);
+  }
+  /// The axis of X's frame a straight line runs along, in A's frame.
+  Vec3 straight_line_axis(std::uint8_t line) const {
+    const int k = (line - 1) / 2;
+    return ((line - 1) & 1) != 0 ? Vec3(pair_.R_AB.col(k)) : Vec3::Unit(k);
   }
 
   /// A Newton ending at direction n with witnesses a, b and a support point p of A ⊖ B along n
@@ -1088,18 +1110,23 @@ bool Solver<T>::newton_finish(const Vec3& start) {
   return false;
 }
 
-/// Side-line Newton (cylinders; see the header). Where the origin ray leaves A ⊖ B through the
-/// strip swept by a cylinder X's side line, X's support at the answer's normal n (n ⊥ X's axis a)
-/// is the whole line between its rims, g has a kink along the line L = {w : (u + w)·a = 0}, and
-/// its minimum lies on L: a 1-D Newton along ℓ = u × a, L's direction, on which either rim gives
-/// the same gradient ℓ·(s − r0) and the same curvature ℓ·J·ℓ. It ends when that gradient is
-/// within the TC threshold and the ray passes between the two rims' support points (their offsets
-/// from the ray across L bracket zero): the exit point lies on the segment joining them. `on_b`:
-/// X is B, else A. Same contract as newton_finish.
+/// Straight-line Newton (see the header). Where the origin ray leaves A ⊖ B through the strip
+/// swept by a straight line of X's boundary along X's axis a (a cylinder's side line, a box's
+/// edge: `straight_line`, see has_straight_line), X's support at the answer's normal n (n ⊥ a) is
+/// the whole segment, g has a kink along the line L = {w : (u + w)·a = 0}, and its minimum lies on
+/// L: a 1-D Newton along ℓ = u × a, L's direction, on which either end gives the same gradient ℓ·(s
+/// − r0) and the same curvature ℓ·J·ℓ. It ends when that gradient is within the TC threshold and
+/// the ray passes between the two ends' support points (their offsets from the ray across L bracket
+/// zero): the exit point lies on the segment joining them. Same contract as newton_finish.
 template <class T>
-bool Solver<T>::newton_side_line(const Vec3& start, bool on_b) {
+bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line) {
+  if (straight_line == 0 || straight_line > kStraightLines || !has_straight_line(straight_line)) {
+    return false;
+  }
+  const bool on_b = ((straight_line - 1) & 1) != 0;
+  const int k = (straight_line - 1) / 2;
   const Mat3& R = pair_.R_AB;
-  const Vec3 axis = on_b ? Vec3(R.col(2)) : Vec3::UnitZ();  // X's axis in A's frame
+  const Vec3 axis = straight_line_axis(straight_line);  // X's axis k in A's frame
   const Vec3 u = ray_.to_vec3();
   Vec3 line = u.cross(axis);
   const double across_length = line.norm();  // |P_u a|: the axis's part normal to the ray
@@ -1121,13 +1148,14 @@ bool Solver<T>::newton_side_line(const Vec3& start, bool on_b) {
     const S s = support(V::from(n));
     ++result_.newton_iterations;
     if (dot(s.p, V::from(n)) < T(0.0)) return false;  // separated (see newton_finish)
-    // The other rim's support point: X's point mirrored through its mid-plane (X's frame z).
+    // The segment's other end: X's point mirrored through its mid-plane normal to axis k.
     S other = s;
     if (on_b) {
       const T height = dot(s.b - t_T, axis_T);
       other.b = s.b - axis_T * T(2.0 * height);
     } else {
-      other.a = s.a - axis_T * T(2.0 * s.a.z);
+      const T height = k == 0 ? s.a.x : k == 1 ? s.a.y : s.a.z;
+      other.a = s.a - axis_T * T(2.0 * height);
     }
     other.p = other.a - other.b;
     const T gradient = dot(s.p - r0_, line_T);
@@ -1138,7 +1166,7 @@ bool Solver<T>::newton_side_line(const Vec3& start, bool on_b) {
       const T denominator = other_offset - offset;
       const T lambda = denominator != T(0.0) ? T(other_offset / denominator) : T(0.5);
       finish_newton(other.a + (s.a - other.a) * lambda, other.b + (s.b - other.b) * lambda, s.p, n,
-                    gradient * gradient, on_b ? 2 : 1);
+                    gradient * gradient, straight_line);
       return true;
     }
     const T magnitude = gradient < T(0.0) ? T(-gradient) : gradient;

@@ -65,17 +65,18 @@
 //    query starts Newton from it (no portal at all when the pose has barely moved). Newton gives
 //    up, and the refinement goes on, when the model is not positive definite (a flat direction: a
 //    face, or a curved shape against a polytope, curved in one direction only) or a step does not
-//    halve the offset (a kink of the support mapping). Next to a cylinder's side line (the normal
-//    within 0.05 of normal to its axis) a 1-D Newton along the kink takes over where the 2-D one
-//    gives up: there the cylinder's support is the line between its rims, the answer's normal is
-//    normal to the axis, and the exit point lies on the segment between the rims' points when the
-//    ray passes between them. Frustum side lines and curved–polytope pairs (cylinder–box,
-//    cone–hull) are still refined linearly. A curved pair proven separated is completed by Newton
-//    steps on the support function h over unit directions m (Hessian J − h·I, positive definite
-//    when the pair is separated, h < 0) before the closest-point iteration (which crawls on curved
-//    cores): every m gives the lower bound −h(m) of the distance and every support point the upper
-//    bound |s|, and the answer stands when they agree to the tolerance; its normal is cached as
-//    well;
+//    halve the offset (a kink of the support mapping). Next to a straight line of a boundary (a
+//    cylinder's side line, a box's edge: the normal within 0.05 of normal to it) a 1-D Newton
+//    along the kink takes over where the 2-D one gives up: there the shape's support is the whole
+//    segment, the answer's normal is normal to it, and the exit point lies on the segment between
+//    its ends' points when the ray passes between them (a cylinder's rim against a box's edge,
+//    whose 2-D model is singular, ends so). Frustum side lines, hull edges and the corners where
+//    two such lines meet are still refined linearly. A curved pair proven separated is completed by
+//    Newton steps on the support function h over unit directions m (Hessian J − h·I, positive
+//    definite when the pair is separated, h < 0) before the closest-point iteration (which crawls
+//    on curved cores): every m gives the lower bound −h(m) of the distance and every support point
+//    the upper bound |s|, and the answer stands when they agree to the tolerance; its normal is
+//    cached as well;
 #pragma once
 
 #include <array>
@@ -126,7 +127,9 @@ struct WarmPortal {
   /// A curved pair's Newton finish: directions[0] is the normal it ended on (the next query's
   /// Newton start), directions[1..2] are unused.
   bool newton = false;
-  /// The Newton finish ended on a cylinder's side line: 1 A's, 2 B's, 0 neither.
+  /// The Newton finish ended on a straight line of a boundary, numbered 1 + X + 2k (X: 0 for A's,
+  /// 1 for B's; k: the axis of X's frame it runs along: a cylinder's side line k = 2, a box's
+  /// edge), 0 on none.
   std::uint8_t newton_side = 0;
   /// The pair was separated: directions[0] is the normal of its distance (the separated Newton's
   /// start).

@@ -22,14 +22,15 @@ ContactGeometry swap_roles(const ContactGeometry& geometry) {
 
 /// NarrowPhaseCache layout of the warm start: data[0..8] the portal's three support directions in
 /// A's frame (a curved pair's Newton normal in data[0..2]), data[9] the flags kCoresFlag and
-/// kNewtonFlag (with kSideAFlag, kSideBFlag or kSeparatedFlag), data[10] and data[11] the hull
+/// kNewtonFlag (with kSeparatedFlag, or the straight line it ended on times kLineUnit), data[10]
+/// and data[11] the hull
 /// vertex numbers A's and B's supports ended at; `valid` holds kPortalTag while they are set.
 constexpr std::int32_t kPortalTag = 0x4d505232;  // "MPR2"
-constexpr int kCoresFlag = 1;       ///< the support points were the cores' (WarmPortal::cores)
-constexpr int kNewtonFlag = 2;      ///< a Newton normal, not a portal (WarmPortal::newton)
-constexpr int kSideAFlag = 4;       ///< on A's side line (WarmPortal::newton_side 1)
-constexpr int kSideBFlag = 8;       ///< on B's side line (WarmPortal::newton_side 2)
-constexpr int kSeparatedFlag = 16;  ///< a separated pair's normal (WarmPortal::newton_separated)
+constexpr int kCoresFlag = 1;      ///< the support points were the cores' (WarmPortal::cores)
+constexpr int kNewtonFlag = 2;     ///< a Newton normal, not a portal (WarmPortal::newton)
+constexpr int kSeparatedFlag = 4;  ///< a separated pair's normal (WarmPortal::newton_separated)
+constexpr int kLineUnit = 8;       ///< times WarmPortal::newton_side (0..6)
+constexpr int kFlagsEnd = 7 * kLineUnit;
 
 /// A vertex number stored as a double (exact below 2^53); anything else reads as 0.
 std::uint32_t read_vertex(double value) {
@@ -43,10 +44,10 @@ bool read_portal(const NarrowPhaseCache& cache, mpr::WarmPortal& warm) {
   for (int v = 0; v < 3; ++v)
     warm.directions[v] = Vec3(cache.data[3 * v], cache.data[3 * v + 1], cache.data[3 * v + 2]);
   const int flags =
-      cache.data[9] >= 0.0 && cache.data[9] < 32.0 ? static_cast<int>(cache.data[9]) : 0;
+      cache.data[9] >= 0.0 && cache.data[9] < kFlagsEnd ? static_cast<int>(cache.data[9]) : 0;
   warm.cores = (flags & kCoresFlag) != 0;
   warm.newton = (flags & kNewtonFlag) != 0;
-  warm.newton_side = (flags & kSideAFlag) != 0 ? 1 : (flags & kSideBFlag) != 0 ? 2 : 0;
+  warm.newton_side = static_cast<std::uint8_t>(flags / kLineUnit);
   warm.newton_separated = (flags & kSeparatedFlag) != 0;
   warm.hint_a = read_vertex(cache.data[10]);
   warm.hint_b = read_vertex(cache.data[11]);
@@ -62,9 +63,7 @@ void write_portal(const mpr::WarmPortal& warm, NarrowPhaseCache& cache) {
   for (int v = 0; v < 3; ++v)
     for (int k = 0; k < 3; ++k) cache.data[3 * v + k] = warm.directions[v][k];
   cache.data[9] = (warm.cores ? kCoresFlag : 0) + (warm.newton ? kNewtonFlag : 0) +
-                  (warm.newton_side == 1 ? kSideAFlag : 0) +
-                  (warm.newton_side == 2 ? kSideBFlag : 0) +
-                  (warm.newton_separated ? kSeparatedFlag : 0);
+                  (warm.newton_separated ? kSeparatedFlag : 0) + kLineUnit * warm.newton_side;
   cache.data[10] = warm.hint_a;
   cache.data[11] = warm.hint_b;
   cache.valid = kPortalTag;
