@@ -1,7 +1,7 @@
 // Narrow-phase cost: ns per query of every narrow-phase plugin, side by side in the same run with
 // libccd (ccdGJKPenetration, ccdMPRPenetration) and FCL 0.7 (GJKSolver_libccd shapeSignedDistance
-// and shapeIntersect), on sphere–sphere, sphere–box, box–box, cylinder–cylinder, hull(32)–hull(32),
-// hull(256)–hull(256) and box–hull(32), each in overlapping and separated poses.
+// and shapeIntersect), on sphere–sphere, sphere–box, box–box, cylinder–cylinder, cylinder–box,
+// hull(32)–hull(32), hull(256)–hull(256) and box–hull(32), each in overlapping and separated poses.
 //
 // Every case has N seeded random poses built outside the timed loop so that the answer is known:
 // a random unit normal n, the support point a of A along n, and B placed so that its support
@@ -530,6 +530,7 @@ void add_fcl_for_case(Bench& bench, const Case& c) {
   if (a == T::cylinder && b == T::cylinder) {
     return add_fcl<fcl::Cylinderd, fcl::Cylinderd>(bench, c);
   }
+  if (a == T::cylinder && b == T::box) return add_fcl<fcl::Cylinderd, fcl::Boxd>(bench, c);
   if (a == T::convex_hull && b == T::convex_hull) {
     return add_fcl<fcl::Convexd, fcl::Convexd>(bench, c);
   }
@@ -686,6 +687,7 @@ int main(int argc, char** argv) {
       {"sphere-box", sphere, box},
       {"box-box", box, box},
       {"cylinder-cylinder", cylinder, cylinder},
+      {"cylinder-box", cylinder, box},
       {"hull32-hull32", Shape::convex_hull(&hull32_a->hull), Shape::convex_hull(&hull32_b->hull)},
       {"hull256-hull256", Shape::convex_hull(&hull256_a->hull),
        Shape::convex_hull(&hull256_b->hull)},
