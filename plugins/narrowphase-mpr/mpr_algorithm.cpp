@@ -705,29 +705,67 @@ class Solver {
     const Vec3 e = start.normalized();
     for (std::uint8_t candidate = 1; candidate <= kStraightLines; ++candidate) {
       if (candidate == line || !has_straight_line(candidate)) continue;
-      if (std::abs(e.dot(straight_line_axis(candidate))) < kSideLineAngle &&
+      StraightLine edge;
+      if (find_straight_line(candidate, e, edge) && std::abs(e.dot(edge.axis)) < kSideLineAngle &&
           newton_side_line(start, candidate)) {
         return true;
       }
     }
     return false;
   }
-  /// Straight lines of the boundaries, numbered 1 + X + 2k (X: 0 for A, 1 for B; k: the axis of
-  /// X's frame they run along): a cylinder's side lines (k = 2) and a box's edges (any k). The
-  /// support of X along a normal of such a line is the whole segment, whose other end is the
-  /// support point mirrored through X's mid-plane normal to axis k.
-  static constexpr std::uint8_t kStraightLines = 6;
+  /// Straight lines of the boundaries, numbered 1 + X + 2k (X: 0 for A, 1 for B; k: 0–2 the axis
+  /// of X's frame they run along, 3 a hull's edge): a cylinder's side lines (k = 2), a box's edges
+  /// (k = 0–2) and a hull's edges (with a vertex adjacency). The support of X along a normal of
+  /// such a line is the whole segment.
+  static constexpr std::uint8_t kStraightLines = 8;
   bool has_straight_line(std::uint8_t line) const {
+    if (line == 0 || line > kStraightLines) return false;
     const bool on_b = ((line - 1) & 1) != 0;
     const int k = (line - 1) / 2;
+    const Shape& shape = on_b ? pair_.b : pair_.a;
+    if (k == 3) {
+      return shape.type == ShapeType::convex_hull && shape.hull != nullptr &&
+             shape.hull->neighbor_offsets != nullptr && shape.hull->neighbors != nullptr;
+    }
     const bool box = on_b ? box_b_ : box_a_;
     const bool cylinder = on_b ? cylinder_b_ : cylinder_a_;
     return box || (cylinder && k == 2);
   }
-  /// The axis of X's frame a straight line runs along, in A's frame.
-  Vec3 straight_line_axis(std::uint8_t line) const {
+  /// One straight line near the unit normal e (A's frame): its axis in A's frame and, on a hull,
+  /// its two vertices (the support vertex along e and the neighbour whose edge is the most nearly
+  /// normal to e). False when a hull has no edge there (a single vertex, degenerate edges).
+  struct StraightLine {
+    Vec3 axis = Vec3::UnitZ();
+    std::uint32_t first = 0, second = 0;  ///< a hull edge's vertices
+  };
+  bool find_straight_line(std::uint8_t line, const Vec3& e, StraightLine& out) const {
+    const bool on_b = ((line - 1) & 1) != 0;
     const int k = (line - 1) / 2;
-    return ((line - 1) & 1) != 0 ? Vec3(pair_.R_AB.col(k)) : Vec3::Unit(k);
+    const Mat3& R = pair_.R_AB;
+    if (k < 3) {
+      out.axis = on_b ? Vec3(R.col(k)) : Vec3::Unit(k);
+      return true;
+    }
+    const ConvexHull& hull = *(on_b ? pair_.b : pair_.a).hull;
+    const Vec3 d = on_b ? Vec3(-(R.transpose() * e)) : e;  // X's outward direction, X's frame
+    const std::uint32_t i = hull_support_vertex(hull, d, on_b ? hint_b_ : hint_a_);
+    double best = std::numeric_limits<double>::infinity();
+    for (std::uint32_t n = hull.neighbor_offsets[i]; n < hull.neighbor_offsets[i + 1]; ++n) {
+      const std::uint32_t j = hull.neighbors[n];
+      const Vec3 edge = hull.vertices[j] - hull.vertices[i];
+      const double length = edge.norm();
+      if (!(length > 0.0)) continue;
+      const double cosine = std::abs(d.dot(edge)) / (length * d.norm());
+      if (cosine < best) {
+        best = cosine;
+        out.first = i;
+        out.second = j;
+        out.axis = edge / length;
+      }
+    }
+    if (!(best < 1.0)) return false;
+    if (on_b) out.axis = R * out.axis;
+    return true;
   }
 
   /// A Newton ending at direction n with witnesses a, b and a support point p of A ⊖ B along n
@@ -1126,7 +1164,12 @@ bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line) 
   const bool on_b = ((straight_line - 1) & 1) != 0;
   const int k = (straight_line - 1) / 2;
   const Mat3& R = pair_.R_AB;
-  const Vec3 axis = straight_line_axis(straight_line);  // X's axis k in A's frame
+  const double start_norm = start.norm();
+  if (!(start_norm > 0.0)) return false;
+  StraightLine edge;
+  if (!find_straight_line(straight_line, start / start_norm, edge)) return false;
+  const Vec3& axis = edge.axis;  // in A's frame
+  const ConvexHull* hull = k == 3 ? (on_b ? pair_.b : pair_.a).hull : nullptr;
   const Vec3 u = ray_.to_vec3();
   Vec3 line = u.cross(axis);
   const double across_length = line.norm();  // |P_u a|: the axis's part normal to the ray
@@ -1148,9 +1191,19 @@ bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line) 
     const S s = support(V::from(n));
     ++result_.newton_iterations;
     if (dot(s.p, V::from(n)) < T(0.0)) return false;  // separated (see newton_finish)
-    // The segment's other end: X's point mirrored through its mid-plane normal to axis k.
+    // The segment's other end: a hull edge's other vertex (the support must stay on the edge),
+    // else X's point mirrored through its mid-plane normal to axis k.
     S other = s;
-    if (on_b) {
+    if (hull != nullptr) {
+      const std::uint32_t at = on_b ? hint_b_ : hint_a_;  // the vertex of this support
+      if (at != edge.first && at != edge.second) return false;
+      const Vec3& v = hull->vertices[at == edge.first ? edge.second : edge.first];
+      if (on_b) {
+        other.b = V::from(Vec3(R * v + pair_.p_AB));
+      } else {
+        other.a = V::from(v);
+      }
+    } else if (on_b) {
       const T height = dot(s.b - t_T, axis_T);
       other.b = s.b - axis_T * T(2.0 * height);
     } else {

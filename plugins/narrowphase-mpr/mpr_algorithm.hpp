@@ -66,11 +66,11 @@
 //    up, and the refinement goes on, when the model is not positive definite (a flat direction: a
 //    face, or a curved shape against a polytope, curved in one direction only) or a step does not
 //    halve the offset (a kink of the support mapping). Next to a straight line of a boundary (a
-//    cylinder's side line, a box's edge: the normal within 0.05 of normal to it) a 1-D Newton
-//    along the kink takes over where the 2-D one gives up: there the shape's support is the whole
-//    segment, the answer's normal is normal to it, and the exit point lies on the segment between
-//    its ends' points when the ray passes between them (a cylinder's rim against a box's edge,
-//    whose 2-D model is singular, ends so). Frustum side lines, hull edges and the corners where
+//    cylinder's side line, a box's or a hull's edge: the normal within 0.05 of normal to it) a
+//    1-D Newton along the kink takes over where the 2-D one gives up: there the shape's support is
+//    the whole segment, the answer's normal is normal to it, and the exit point lies on the
+//    segment between its ends' points when the ray passes between them (a cylinder's rim against
+//    a box's edge, whose 2-D model is singular, ends so). Frustum side lines and the corners where
 //    two such lines meet are still refined linearly. A curved pair proven separated is completed by
 //    Newton steps on the support function h over unit directions m (Hessian J − h·I, positive
 //    definite when the pair is separated, h < 0) before the closest-point iteration (which crawls
@@ -128,8 +128,8 @@ struct WarmPortal {
   /// Newton start), directions[1..2] are unused.
   bool newton = false;
   /// The Newton finish ended on a straight line of a boundary, numbered 1 + X + 2k (X: 0 for A's,
-  /// 1 for B's; k: the axis of X's frame it runs along: a cylinder's side line k = 2, a box's
-  /// edge), 0 on none.
+  /// 1 for B's; k: 0–2 the axis of X's frame it runs along, a cylinder's side line k = 2 or a
+  /// box's edge; 3 a hull's edge), 0 on none.
   std::uint8_t newton_side = 0;
   /// The pair was separated: directions[0] is the normal of its distance (the separated Newton's
   /// start).

@@ -29,8 +29,8 @@ constexpr std::int32_t kPortalTag = 0x4d505232;  // "MPR2"
 constexpr int kCoresFlag = 1;      ///< the support points were the cores' (WarmPortal::cores)
 constexpr int kNewtonFlag = 2;     ///< a Newton normal, not a portal (WarmPortal::newton)
 constexpr int kSeparatedFlag = 4;  ///< a separated pair's normal (WarmPortal::newton_separated)
-constexpr int kLineUnit = 8;       ///< times WarmPortal::newton_side (0..6)
-constexpr int kFlagsEnd = 7 * kLineUnit;
+constexpr int kLineUnit = 8;       ///< times WarmPortal::newton_side (0..8)
+constexpr int kFlagsEnd = 9 * kLineUnit;
 
 /// A vertex number stored as a double (exact below 2^53); anything else reads as 0.
 std::uint32_t read_vertex(double value) {

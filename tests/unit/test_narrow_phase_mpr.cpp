@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <contactlab/core/shape_library.hpp>
 #include <contactlab/errors.hpp>
 
 #include "mpr_narrow_phase.hpp"
@@ -1266,24 +1267,29 @@ TEST_CASE(
 TEST_CASE(
     "mpr: the Newton finish ends on the origin ray's exit point (support set within 2e-12 m of "
     "the ray, the 1e-12 tolerance times the size, depth its support value), the refinement's "
-    "answer within 1e-6 m, also on a cylinder's side line and a box's edge") {
+    "answer within 1e-6 m, also on a cylinder's side line and a box's or a hull's edge") {
   // Curved pairs (cylinder–cylinder, ellipsoid–ellipsoid, frustum–ellipsoid, and a cylinder and a
-  // frustum against a box, curved in one direction only) penetrating by up to 5 % of the size.
+  // frustum against a box, and a cylinder against a hull with its vertex adjacency (qhull), curved
+  // in one direction only) penetrating by up to 5 % of the size.
   // The certificate is checked with the SDK's supports in the world frame,
   // independently of the solver: along the reported normal n, the support point s of A ⊖ B lies on
   // the ray from r0 = c_A − c_B through the origin, and the distance is −s·n. The same pair refined
   // to TC2/TC3 without Newton (newton_finish: false) converges to that point only linearly.
   std::mt19937_64 rng(20261127);
   std::uniform_real_distribution<double> depth(0.0, 0.05);
+  std::vector<Vec3> hull_points;
+  for (int i = 0; i < 64; ++i) hull_points.push_back(0.4 * random_unit(rng));
+  const auto hull64 = contactlab::core::build_convex_hull(hull_points);
   const std::vector<std::pair<Shape, Shape>> pairs = {
       {Shape::cylinder(0.3, 1.0), Shape::cylinder(0.2, 0.8)},
       {Shape::ellipsoid(Vec3(0.5, 0.3, 0.2)), Shape::ellipsoid(Vec3(0.2, 0.4, 0.3))},
       {Shape::cone(0.3, 0.1, 0.8), Shape::ellipsoid(Vec3(0.2, 0.4, 0.3))},
       {Shape::cylinder(0.3, 1.0), Shape::box(Vec3(0.4, 0.3, 0.2))},
-      {Shape::cone(0.3, 0.1, 0.8), Shape::box(Vec3(0.4, 0.3, 0.2))}};
-  // Newton endings asked of each pair, in percent: against a box, exit points on a corner where
-  // a rim meets an edge, or on a frustum's side, are refined.
-  const std::vector<int> newton_share = {70, 70, 70, 70, 50};
+      {Shape::cone(0.3, 0.1, 0.8), Shape::box(Vec3(0.4, 0.3, 0.2))},
+      {Shape::cylinder(0.3, 1.0), Shape::convex_hull(&hull64->hull)}};
+  // Newton endings asked of each pair, in percent: against a polytope, exit points on a corner
+  // where a rim meets an edge, or on a frustum's side, are refined.
+  const std::vector<int> newton_share = {70, 70, 70, 70, 50, 70};
   for (const std::string& precision : kPrecisions) {
     MprNarrowPhase newton_phase = make_mpr(precision);
     MprNarrowPhase refine_phase = make_mpr(precision, {{"newton_finish", false}});
@@ -1322,12 +1328,30 @@ TEST_CASE(
           }
           return axes;
         };
-        side_lines +=
-            !line_axes(a, X_WA, g.normal_W).empty() || !line_axes(b, X_WB, -g.normal_W).empty();
-        // The support set of each shape along n: one point, or a straight line's two ends (picked
-        // by tilting n along the line, which leaves the rim point's radial direction as it is)
-        // when n is normal to it.
+        // A hull's support set along n: its vertices within 1e-9 m of the support plane.
+        const auto hull_support_set = [](const Shape& shape, const Pose& X, const Vec3& n) {
+          const ConvexHull& hull = *shape.hull;
+          const Vec3 d = X.R.transpose() * n;
+          double top = -std::numeric_limits<double>::infinity();
+          for (std::uint32_t i = 0; i < hull.vertex_count; ++i)
+            top = std::max(top, d.dot(hull.vertices[i]));
+          std::vector<Vec3> set;
+          for (std::uint32_t i = 0; i < hull.vertex_count; ++i) {
+            if (d.dot(hull.vertices[i]) >= top - 1e-9) {
+              set.push_back(X.transform_point(hull.vertices[i]));
+            }
+          }
+          return set;
+        };
+        side_lines += !line_axes(a, X_WA, g.normal_W).empty() ||
+                      !line_axes(b, X_WB, -g.normal_W).empty() ||
+                      (b.type == ShapeType::convex_hull &&
+                       hull_support_set(b, X_WB, -g.normal_W).size() == 2);
+        // The support set of each shape along n: one point, a hull's vertices on the support
+        // plane, or a straight line's two ends (picked by tilting n along the line, which leaves
+        // the rim point's radial direction as it is) when n is normal to it.
         const auto support_set = [&](const Shape& shape, const Pose& X, const Vec3& n) {
+          if (shape.type == ShapeType::convex_hull) return hull_support_set(shape, X, n);
           const std::vector<Vec3> axes = line_axes(shape, X, n);
           if (axes.size() == 1) {
             return std::vector<Vec3>{contactlab::support_W(shape, X, n + 1e-3 * axes[0]),
@@ -1338,7 +1362,9 @@ TEST_CASE(
         std::vector<Vec3> points;  // of A ⊖ B's support set along n
         for (const Vec3& p_a : support_set(a, X_WA, g.normal_W))
           for (const Vec3& p_b : support_set(b, X_WB, -g.normal_W)) points.push_back(p_a - p_b);
-        const Vec3 r0 = X_WA.p - X_WB.p;  // the shapes' centres are their interior points
+        // MPR's interior points (the centres; a hull's centroid).
+        const Vec3 r0 = X_WA.transform_point(contactlab::interior_point(a)) -
+                        X_WB.transform_point(contactlab::interior_point(b));
         const Vec3 u = -r0.normalized();
         // Distance from the origin ray's line to the support set (its points and the segments
         // between them; the set is a point or a segment here).
@@ -1364,7 +1390,10 @@ TEST_CASE(
           precision.c_str(), shape_type_name(a.type), shape_type_name(b.type), newton_endings,
           queries, side_lines, worst_off_ray, worst_versus_refinement);
       CHECK(newton_endings * 100 >= queries * newton_share[pair_index]);
-      if (a.type == ShapeType::cylinder || b.type == ShapeType::box) CHECK(side_lines > 0);
+      if (a.type == ShapeType::cylinder || b.type == ShapeType::box ||
+          b.type == ShapeType::convex_hull) {
+        CHECK(side_lines > 0);
+      }
       ++pair_index;
     }
   }
