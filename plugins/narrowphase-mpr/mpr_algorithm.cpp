@@ -697,8 +697,8 @@ class Solver {
   bool newton_side_line(const Vec3& start, std::uint8_t straight_line);
   bool newton_separated(const Vec3& start);
   /// The Newton finish, then (where it gives up next to a straight line of a shape's boundary: a
-  /// cylinder's side line, a box's edge) the 1-D Newton along that line's kink. `line`: the line
-  /// the pair's last query ended on (warm start, WarmPortal::newton_side), tried first.
+  /// cylinder's side line, a box's or a hull's edge) the 1-D Newton along that line's kink. `line`:
+  /// the line the pair's last query ended on (warm start, WarmPortal::newton_side), tried first.
   bool newton(const Vec3& start, std::uint8_t line = 0) {
     if (line != 0 && newton_side_line(start, line)) return true;
     if (newton_finish(start)) return true;
@@ -1149,13 +1149,14 @@ bool Solver<T>::newton_finish(const Vec3& start) {
 }
 
 /// Straight-line Newton (see the header). Where the origin ray leaves A ⊖ B through the strip
-/// swept by a straight line of X's boundary along X's axis a (a cylinder's side line, a box's
-/// edge: `straight_line`, see has_straight_line), X's support at the answer's normal n (n ⊥ a) is
-/// the whole segment, g has a kink along the line L = {w : (u + w)·a = 0}, and its minimum lies on
-/// L: a 1-D Newton along ℓ = u × a, L's direction, on which either end gives the same gradient ℓ·(s
-/// − r0) and the same curvature ℓ·J·ℓ. It ends when that gradient is within the TC threshold and
-/// the ray passes between the two ends' support points (their offsets from the ray across L bracket
-/// zero): the exit point lies on the segment joining them. Same contract as newton_finish.
+/// swept by a straight segment of X's boundary with direction a (a cylinder's side line, a box's
+/// or a hull's edge: `straight_line`, see has_straight_line), X's support at the answer's normal n
+/// (n ⊥ a) is the whole segment, g has a kink along the line L = {w : (u + w)·a = 0}, and its
+/// minimum lies on L: a 1-D Newton along ℓ = u × a, L's direction, on which either end gives the
+/// same gradient ℓ·(s − r0) and the same curvature ℓ·J·ℓ. It ends when that gradient is within the
+/// TC threshold and the ray passes between the two ends' support points (their offsets from the
+/// ray across L bracket zero): the exit point lies on the segment joining them. Same contract as
+/// newton_finish.
 template <class T>
 bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line) {
   if (straight_line == 0 || straight_line > kStraightLines || !has_straight_line(straight_line)) {
