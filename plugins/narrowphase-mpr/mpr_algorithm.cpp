@@ -715,8 +715,9 @@ class Solver {
   }
   /// Straight lines of the boundaries, numbered 1 + X + 2k (X: 0 for A, 1 for B; k: 0–2 the axis
   /// of X's frame they run along, 3 a hull's edge): a cylinder's side lines (k = 2), a box's edges
-  /// (k = 0–2) and a hull's edges (with a vertex adjacency). The support of X along a normal of
-  /// such a line is the whole segment.
+  /// (k = 0–2), a beam's (k = 0, 2) and a hull's edges (with a vertex adjacency). The support of X
+  /// along a normal of such a line is the whole segment, symmetric about X's mid-plane normal to
+  /// axis k (but for a hull's).
   static constexpr std::uint8_t kStraightLines = 8;
   bool has_straight_line(std::uint8_t line) const {
     if (line == 0 || line > kStraightLines) return false;
@@ -729,7 +730,9 @@ class Solver {
     }
     const bool box = on_b ? box_b_ : box_a_;
     const bool cylinder = on_b ? cylinder_b_ : cylinder_a_;
-    return box || (cylinder && k == 2);
+    // A beam's flat sides run along x (between its round ends) and its round ends along z.
+    const bool beam = shape.type == ShapeType::beam;
+    return box || (cylinder && k == 2) || (beam && k != 1);
   }
   /// One straight line near the unit normal e (A's frame): its axis in A's frame and, on a hull,
   /// its two vertices (the support vertex along e and the neighbour whose edge is the most nearly

@@ -1269,8 +1269,8 @@ TEST_CASE(
     "the ray, the 1e-12 tolerance times the size, depth its support value), the refinement's "
     "answer within 1e-6 m, also on a cylinder's side line and a box's or a hull's edge") {
   // Curved pairs (cylinder–cylinder, ellipsoid–ellipsoid, frustum–ellipsoid, and a cylinder and a
-  // frustum against a box, and a cylinder against a hull with its vertex adjacency (qhull), curved
-  // in one direction only) penetrating by up to 5 % of the size.
+  // frustum against a box, a cylinder against a hull with its vertex adjacency (qhull) and a beam
+  // against a box, curved in one direction only) penetrating by up to 5 % of the size.
   // The certificate is checked with the SDK's supports in the world frame,
   // independently of the solver: along the reported normal n, the support point s of A ⊖ B lies on
   // the ray from r0 = c_A − c_B through the origin, and the distance is −s·n. The same pair refined
@@ -1286,10 +1286,11 @@ TEST_CASE(
       {Shape::cone(0.3, 0.1, 0.8), Shape::ellipsoid(Vec3(0.2, 0.4, 0.3))},
       {Shape::cylinder(0.3, 1.0), Shape::box(Vec3(0.4, 0.3, 0.2))},
       {Shape::cone(0.3, 0.1, 0.8), Shape::box(Vec3(0.4, 0.3, 0.2))},
-      {Shape::cylinder(0.3, 1.0), Shape::convex_hull(&hull64->hull)}};
+      {Shape::cylinder(0.3, 1.0), Shape::convex_hull(&hull64->hull)},
+      {Shape::beam(1.0, 0.3, 0.2), Shape::box(Vec3(0.4, 0.3, 0.2))}};
   // Newton endings asked of each pair, in percent: against a polytope, exit points on a corner
   // where a rim meets an edge, or on a frustum's side, are refined.
-  const std::vector<int> newton_share = {70, 70, 70, 70, 50, 70};
+  const std::vector<int> newton_share = {70, 70, 70, 70, 50, 70, 70};
   for (const std::string& precision : kPrecisions) {
     MprNarrowPhase newton_phase = make_mpr(precision);
     MprNarrowPhase refine_phase = make_mpr(precision, {{"newton_finish", false}});
@@ -1318,13 +1319,14 @@ TEST_CASE(
         if (newton_phase.last_result().termination != mpr::Termination::newton) continue;
         ++newton_endings;
         // The straight lines of the boundaries: a cylinder's side lines (its z axis), a box's
-        // edges (any axis).
+        // edges (any axis), a beam's flat sides (x) and round ends (z).
         const auto line_axes = [](const Shape& shape, const Pose& X, const Vec3& n) {
           std::vector<Vec3> axes;
           for (int k = 0; k < 3; ++k) {
-            const bool straight =
-                shape.type == ShapeType::box || (shape.type == ShapeType::cylinder && k == 2);
-            if (straight && std::abs(n.dot(X.R.col(k))) < 1e-6) axes.push_back(X.R.col(k));
+            const bool straight = shape.type == ShapeType::box ||
+                                  (shape.type == ShapeType::cylinder && k == 2) ||
+                                  (shape.type == ShapeType::beam && k != 1);
+            if (straight && std::abs(n.dot(X.R.col(k))) < 1e-9) axes.push_back(X.R.col(k));
           }
           return axes;
         };
@@ -1354,8 +1356,9 @@ TEST_CASE(
           if (shape.type == ShapeType::convex_hull) return hull_support_set(shape, X, n);
           const std::vector<Vec3> axes = line_axes(shape, X, n);
           if (axes.size() == 1) {
-            return std::vector<Vec3>{contactlab::support_W(shape, X, n + 1e-3 * axes[0]),
-                                     contactlab::support_W(shape, X, n - 1e-3 * axes[0])};
+            // (tilted by 1e-12: a beam's end moves by 1e-12 of its radius, a rim point not at all)
+            return std::vector<Vec3>{contactlab::support_W(shape, X, n + 1e-12 * axes[0]),
+                                     contactlab::support_W(shape, X, n - 1e-12 * axes[0])};
           }
           return std::vector<Vec3>{contactlab::support_W(shape, X, n)};
         };
@@ -1390,7 +1393,7 @@ TEST_CASE(
           precision.c_str(), shape_type_name(a.type), shape_type_name(b.type), newton_endings,
           queries, side_lines, worst_off_ray, worst_versus_refinement);
       CHECK(newton_endings * 100 >= queries * newton_share[pair_index]);
-      if (a.type == ShapeType::cylinder || b.type == ShapeType::box ||
+      if (a.type == ShapeType::cylinder || a.type == ShapeType::beam || b.type == ShapeType::box ||
           b.type == ShapeType::convex_hull) {
         CHECK(side_lines > 0);
       }
