@@ -130,6 +130,10 @@ Vec3 named_vertex(const Shape& shape, std::uint32_t id) {
   return shape.hull->vertices[id];
 }
 
+// Hulls with at least this many vertices start a cold query's climbs, and climbs whose direction
+// turned by more than 90°, from a sample of their vertices (CoreSupport::jump).
+constexpr std::uint32_t kJumpFrom = 64;
+
 // Support mapping of one shape's core in its own frame G. Boxes, and hulls through a hill climb
 // that starts at the vertex found last, get their own paths; the other shapes use the SDK's
 // core_support. Successive GJK and EPA directions are close, so the climb from the last vertex
@@ -178,9 +182,30 @@ class CoreSupport {
   std::uint32_t last_vertex() const { return vertex_; }
   /// A hull large enough to be climbed (the SDK scans smaller ones, where a start vertex is moot).
   bool is_hull() const { return climb_; }
+  /// A hull large enough for jump() to pay (measured: 256 vertices gain, 32 lose a little).
+  bool jumps() const { return climb_ && hull_->vertex_count >= kJumpFrom; }
   bool is_box() const { return shape_.type == ShapeType::box; }
   /// Starts the next climb at hull vertex `vertex` (a vertex an earlier support returned).
   void start_at(std::uint32_t vertex) { vertex_ = vertex; }
+  /// Starts the next climb at the highest along d_G of the current start vertex and about √n
+  /// vertices spread over the hull: a climb from a vertex far from the answer (a cold start, a
+  /// direction turned by more than 90°) walks O(√n) edges, from the best sample a step or two.
+  void jump(const Vec3& d_G) {
+    std::uint32_t best = vertex_;
+    double best_dot = d_G.dot(hull_->vertices[best]);
+    const std::uint32_t n = hull_->vertex_count;
+    // About √n samples, spread over the vertex list (every ⌊√n⌋-th vertex).
+    const auto stride =
+        std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::sqrt(static_cast<double>(n))));
+    for (std::uint32_t i = stride / 2; i < n; i += stride) {
+      const double value = d_G.dot(hull_->vertices[i]);
+      if (value > best_dot) {
+        best_dot = value;
+        best = i;
+      }
+    }
+    vertex_ = best;
+  }
 
  private:
   const Shape& shape_;
@@ -196,15 +221,34 @@ class CoreSupport {
 // B's supports take one rotation of the direction into B's frame and one of the point back.
 class CoreDifference {
  public:
+  // `start_known`: the start vertices come from the cache (the last query's), else the query is
+  // cold and climbs jump (CoreSupport::jump).
   CoreDifference(const Shape& a, const Shape& b, const Pose& X_AB, std::uint32_t start_vertex_a,
-                 std::uint32_t start_vertex_b)
-      : a_(a, start_vertex_a), b_(b, start_vertex_b), R_BA_(X_AB.R.transpose()), X_AB_(X_AB) {}
+                 std::uint32_t start_vertex_b, bool start_known)
+      : a_(a, start_vertex_a),
+        b_(b, start_vertex_b),
+        R_BA_(X_AB.R.transpose()),
+        X_AB_(X_AB),
+        cold_((a_.jumps() || b_.jumps()) && !start_known),
+        first_(true) {}
 
   SupportPoint support(const Vec3& d_A) {
     SupportPoint s;
     s.d = d_A;
+    const Vec3 d_B = -(R_BA_ * d_A);
+    if (cold_) {
+      // A climb whose direction turned by more than 90° from the one its start vertex was found
+      // along (the M directions of GJK's first iterations swing across the sphere) starts from
+      // the best of a sample of vertices instead. Only in a cold query: warm ones start at the
+      // last query's vertices, and their directions barely turn.
+      if (a_.jumps() && (first_ || d_A.dot(last_a_) < 0.0)) a_.jump(d_A);
+      if (b_.jumps() && (first_ || d_A.dot(last_b_) < 0.0)) b_.jump(d_B);
+      first_ = false;
+      last_a_ = d_A;
+      last_b_ = d_A;
+    }
     s.a = a_(d_A);
-    s.b = X_AB_.R * b_(-(R_BA_ * d_A)) + X_AB_.p;
+    s.b = X_AB_.R * b_(d_B) + X_AB_.p;
     s.w = s.a - s.b;
     s.vertex_a = a_.last_vertex();
     s.vertex_b = b_.last_vertex();
@@ -219,13 +263,15 @@ class CoreDifference {
                             const SupportPoint& p2) {
     if (a_.is_hull()) {
       const double h0 = n_A.dot(p0.a), h1 = n_A.dot(p1.a), h2 = n_A.dot(p2.a);
-      a_.start_at(h0 >= h1 ? (h0 >= h2 ? p0.vertex_a : p2.vertex_a)
-                           : (h1 >= h2 ? p1.vertex_a : p2.vertex_a));
+      const SupportPoint& p = h0 >= h1 ? (h0 >= h2 ? p0 : p2) : (h1 >= h2 ? p1 : p2);
+      a_.start_at(p.vertex_a);
+      if (cold_) last_a_ = p.d;
     }
     if (b_.is_hull()) {
       const double h0 = n_A.dot(p0.b), h1 = n_A.dot(p1.b), h2 = n_A.dot(p2.b);
-      b_.start_at(h0 <= h1 ? (h0 <= h2 ? p0.vertex_b : p2.vertex_b)
-                           : (h1 <= h2 ? p1.vertex_b : p2.vertex_b));
+      const SupportPoint& p = h0 <= h1 ? (h0 <= h2 ? p0 : p2) : (h1 <= h2 ? p1 : p2);
+      b_.start_at(p.vertex_b);
+      if (cold_) last_b_ = p.d;
     }
     return support(n_A);
   }
@@ -256,6 +302,13 @@ class CoreDifference {
   CoreSupport b_;
   Mat3 R_BA_;
   const Pose& X_AB_;
+  // A cold query between climbed hulls: the climbs jump (see support()), the first ones always,
+  // later ones when their M direction (in A) turned from last_a_ / last_b_, the direction their
+  // start vertex was found along.
+  bool cold_;
+  bool first_;
+  Vec3 last_a_ = Vec3::Zero();
+  Vec3 last_b_ = Vec3::Zero();
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1649,13 +1702,15 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
   // Hull climbs start where the last query's ended (CoreSupport checks the range).
   std::uint32_t start_vertex_a = 0;
   std::uint32_t start_vertex_b = 0;
+  bool start_known = false;
   const double packed = cache.data[kCacheVertices];
   if (same_types && packed >= 0.0 && packed < kVertexPacking * kVertexPacking) {
+    start_known = true;
     const auto bits = static_cast<std::uint64_t>(packed);  // exact: an integer below 2^52
     start_vertex_a = static_cast<std::uint32_t>(bits & (kVertexMask));
     start_vertex_b = static_cast<std::uint32_t>(bits >> kVertexBits);
   }
-  CoreDifference difference(a, b, X_AB, start_vertex_a, start_vertex_b);
+  CoreDifference difference(a, b, X_AB, start_vertex_a, start_vertex_b, start_known);
   const double radius_a_m = sweep_radius(a);
   const double radius_b_m = sweep_radius(b);
   // World +z seen in A: the normal of last resort (concentric spheres), as in the primitive plugin.
