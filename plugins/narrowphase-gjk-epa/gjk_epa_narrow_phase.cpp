@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,22 @@ Vec3 named_vertex(const Shape& shape, std::uint32_t id) {
 // Hulls with at least this many vertices start a cold query's climbs, and climbs whose direction
 // turned by more than 90°, from a sample of their vertices (CoreSupport::jump).
 constexpr std::uint32_t kJumpFrom = 64;
+
+// Calls f(j) for each neighbour j of the named vertex `id` < named_vertices(shape): the corners
+// one edge away from a box corner, the hull's adjacency (none without one).
+template <class F>
+void for_each_neighbour(const Shape& shape, std::uint32_t id, F&& f) {
+  if (shape.type == ShapeType::box) {
+    f(id ^ 1u);
+    f(id ^ 2u);
+    f(id ^ 4u);
+    return;
+  }
+  const ConvexHull& hull = *shape.hull;
+  if (hull.neighbor_offsets == nullptr || hull.neighbors == nullptr) return;
+  const std::uint32_t end = hull.neighbor_offsets[id + 1];
+  for (std::uint32_t k = hull.neighbor_offsets[id]; k < end; ++k) f(hull.neighbors[k]);
+}
 
 // Support mapping of one shape's core in its own frame G. Boxes, and hulls through a hill climb
 // that starts at the vertex found last, get their own paths; the other shapes use the SDK's
@@ -649,6 +666,96 @@ namespace {
 using Workspace = GjkEpaNarrowPhase::Workspace;
 using Face = Workspace::Face;
 
+// A cold start between a hull and a hull or a box: EPA's seeds are the points of M next to the
+// first support p0 (one vertex of A or of B moved to a neighbour) highest along p0's direction,
+// the centre difference, near which the contact lies: the ring of M's vertices around the contact
+// that EPA would otherwise find one support at a time (cold hull256 pairs: 24 iterations without,
+// 10 with). Any vertex pair is a point of M, so the seeds keep EPA exact wherever the contact is
+// (see kCacheCount). Computed only when EPA runs (fill()).
+struct ColdSeeds {
+  static constexpr int kSeeds = kMaxWarmPairs - 4;
+
+  ColdSeeds(const Shape& a, const Shape& b, const Pose& X_AB, const CoreDifference& difference,
+            const SupportPoint& p0, const Vec3& d_A)
+      : a_(a),
+        b_(b),
+        X_AB_(X_AB),
+        difference_(difference),
+        p0_a_(p0.a),
+        p0_b_(p0.b),
+        d_A_(d_A),
+        p0_vertex_a_(p0.vertex_a),
+        p0_vertex_b_(p0.vertex_b) {}
+
+  // Writes up to kSeeds points into `out`, highest along d_A first; returns their number.
+  int fill(SupportPoint* out) const {
+    const Vec3 centre_A = interior_point(a_) - X_AB_.transform_point(interior_point(b_));
+    const std::uint32_t vertices_a = named_vertices(a_);
+    const std::uint32_t vertices_b = named_vertices(b_);
+    SupportPoint p0;
+    p0.a = p0_a_;
+    p0.b = p0_b_;
+    p0.vertex_a = p0_vertex_a_;
+    p0.vertex_b = p0_vertex_b_;
+    const std::uint32_t vertex_a = difference_.vertex_a(p0);
+    const std::uint32_t vertex_b = difference_.vertex_b(p0);
+    std::array<double, kSeeds> height{};
+    int count = 0;
+    const auto offer = [&](SupportPoint& q) {
+      const double h = d_A_.dot(q.w);
+      int k = count < kSeeds ? count++ : kSeeds;
+      if (k == kSeeds) {
+        if (!(h > height[kSeeds - 1])) return;
+        k = kSeeds - 1;
+      }
+      while (k > 0 && height[k - 1] < h) {
+        out[k] = out[k - 1];
+        height[k] = height[k - 1];
+        --k;
+      }
+      q.d = q.w - centre_A;  // a direction q is about the support point for (warm directions)
+      out[k] = q;
+      height[k] = h;
+    };
+    if (vertex_a < vertices_a) {
+      for_each_neighbour(a_, vertex_a, [&](std::uint32_t i) {
+        if (i >= vertices_a) return;
+        SupportPoint q;
+        q.a = named_vertex(a_, i);
+        q.b = p0.b;
+        q.w = q.a - q.b;
+        q.vertex_a = i;
+        q.vertex_b = p0.vertex_b;
+        offer(q);
+      });
+    }
+    if (vertex_b < vertices_b) {
+      for_each_neighbour(b_, vertex_b, [&](std::uint32_t j) {
+        if (j >= vertices_b) return;
+        SupportPoint q;
+        q.a = p0.a;
+        q.b = X_AB_.R * named_vertex(b_, j) + X_AB_.p;  // as CoreDifference::support
+        q.w = q.a - q.b;
+        q.vertex_a = p0.vertex_a;
+        q.vertex_b = j;
+        offer(q);
+      });
+    }
+    return count;
+  }
+
+ private:
+  const Shape& a_;
+  const Shape& b_;
+  const Pose& X_AB_;
+  const CoreDifference& difference_;
+  Vec3 p0_a_;  // the first support's points of A and B, its direction, its hull vertices
+  Vec3 p0_b_;
+  Vec3 d_A_;
+  std::uint32_t p0_vertex_a_;
+  std::uint32_t p0_vertex_b_;
+};
+
 // Counters of one query.
 struct QueryCounters {
   int iterations = 0;
@@ -678,6 +785,13 @@ class Solver {
     seed_count_ = count;
     vertex_pair_ = vertex_pair;
     exact_directions_ = exact_directions;
+  }
+
+  // A cold start's seeds (ColdSeeds), written into `buffer` (ColdSeeds::kSeeds points) when EPA
+  // runs.
+  void set_cold_seeds(const ColdSeeds* cold_seeds, SupportPoint* buffer) {
+    cold_seeds_ = cold_seeds;
+    cold_buffer_ = buffer;
   }
 
   // The contact of the cores, from GJK started at `simplex` (one or more supported points).
@@ -998,6 +1112,10 @@ class Solver {
     if (!built) {
       counters_.degenerate = true;
       return flat_contact(simplex);
+    }
+    if (cold_seeds_ != nullptr && seed_count_ == 0) {
+      seed_count_ = cold_seeds_->fill(cold_buffer_);
+      seeds_ = cold_buffer_;
     }
     if (seed_count_ > 0) insert_seeds();
     return expand_polytope(simplex);
@@ -1577,6 +1695,8 @@ class Solver {
   bool vertex_pair_ = false;  // a hull with a hull or box: the warm start keeps vertex pairs
   const SupportPoint* seeds_ = nullptr;
   int seed_count_ = 0;
+  const ColdSeeds* cold_seeds_ = nullptr;
+  SupportPoint* cold_buffer_ = nullptr;
   bool exact_directions_ = false;  // see set_seeds()
   int max_iterations_;
   Workspace& ws_;
@@ -1771,11 +1891,13 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
       if (!repeated) simplex.points[simplex.count++] = p;
     }
   }
+  std::optional<ColdSeeds> cold_seeds;
   if (simplex.count == 0) {
     Vec3 d_A = X_AB.transform_point(interior_point(b)) - interior_point(a);
     if (!(d_A.squaredNorm() > 0.0)) d_A = up_A;
     simplex.points[0] = difference.support(d_A);
     simplex.count = 1;
+    if (vertex_pair) cold_seeds.emplace(a, b, X_AB, difference, simplex.points[0], d_A);
   }
 
   QueryCounters counters;
@@ -1796,6 +1918,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     }
     Solver solver(difference, tolerance_, polytope_cores, max_iterations_, *workspace_, counters);
     solver.set_seeds(seeds.data(), seed_count, vertex_pair, warm && !from_pairs);
+    if (cold_seeds) solver.set_cold_seeds(&*cold_seeds, seeds.data());
     return solver.solve(simplex, radius_a_m + radius_b_m, up_A);
   }();
 
