@@ -246,26 +246,17 @@ class CoreDifference {
         b_(b, start_vertex_b),
         R_BA_(X_AB.R.transpose()),
         X_AB_(X_AB),
-        cold_((a_.jumps() || b_.jumps()) && !start_known),
+        cold_(!start_known && (a_.jumps() || b_.jumps())),
         first_(true) {}
 
   SupportPoint support(const Vec3& d_A) {
     SupportPoint s;
     s.d = d_A;
-    const Vec3 d_B = -(R_BA_ * d_A);
-    if (cold_) {
-      // A climb whose direction turned by more than 90° from the one its start vertex was found
-      // along (the M directions of GJK's first iterations swing across the sphere) starts from
-      // the best of a sample of vertices instead. Only in a cold query: warm ones start at the
-      // last query's vertices, and their directions barely turn.
-      if (a_.jumps() && (first_ || d_A.dot(last_a_) < 0.0)) a_.jump(d_A);
-      if (b_.jumps() && (first_ || d_A.dot(last_b_) < 0.0)) b_.jump(d_B);
-      first_ = false;
-      last_a_ = d_A;
-      last_b_ = d_A;
+    if (cold_) [[unlikely]] {
+      jump_if_turned(d_A);
     }
     s.a = a_(d_A);
-    s.b = X_AB_.R * b_(d_B) + X_AB_.p;
+    s.b = X_AB_.R * b_(-(R_BA_ * d_A)) + X_AB_.p;
     s.w = s.a - s.b;
     s.vertex_a = a_.last_vertex();
     s.vertex_b = b_.last_vertex();
@@ -315,6 +306,19 @@ class CoreDifference {
   }
 
  private:
+  // A climb whose direction turned by more than 90° from the one its start vertex was found
+  // along (the M directions of GJK's first iterations swing across the sphere) starts from the
+  // best of a sample of vertices instead. Only in a cold query: warm ones start at the last
+  // query's vertices, and their directions barely turn. Out of line: warm queries only test
+  // cold_.
+  [[gnu::noinline]] void jump_if_turned(const Vec3& d_A) {
+    if (a_.jumps() && (first_ || d_A.dot(last_a_) < 0.0)) a_.jump(d_A);
+    if (b_.jumps() && (first_ || d_A.dot(last_b_) < 0.0)) b_.jump(-(R_BA_ * d_A));
+    first_ = false;
+    last_a_ = d_A;
+    last_b_ = d_A;
+  }
+
   CoreSupport a_;
   CoreSupport b_;
   Mat3 R_BA_;
@@ -324,8 +328,8 @@ class CoreDifference {
   // start vertex was found along.
   bool cold_;
   bool first_;
-  Vec3 last_a_ = Vec3::Zero();
-  Vec3 last_b_ = Vec3::Zero();
+  Vec3 last_a_;  // uninitialised: read only after support() set them (first_)
+  Vec3 last_b_;
 };
 
 // ---------------------------------------------------------------------------------------------
