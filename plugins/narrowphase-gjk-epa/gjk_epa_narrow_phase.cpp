@@ -1925,6 +1925,39 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
         return one_point_contact(p, polytope_cores);
       }
     }
+    if (!warm && !from_pairs && simplex.count == 1 && polytope_cores) {
+      // A cold start between polytope cores: GJK's first iteration, as Solver::gjk takes it,
+      // here. When its stopping rule holds at once (the first support is the closest point: a
+      // vertex–vertex contact) the answer needs no solver set-up; otherwise its support point
+      // joins the simplex the solver starts from, which then goes on exactly as gjk() would.
+      const SupportPoint& p = simplex.points[0];
+      const double vv = p.w.squaredNorm();
+      const double sweep = radius_a_m + radius_b_m;
+      double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
+      const double separated2 = kSeparatedFraction * kSeparatedFraction;
+      if (vv > separated2 * scale * scale) {
+        const SupportPoint q = difference.support(-p.w);
+        const double qq = q.w.squaredNorm();
+        if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
+        const double gap = vv - p.w.dot(q.w);
+        const bool stop =
+            gap <= tolerance_ * vv ||
+            gap <= tolerance_ * vv + 8.0 * kMachineEpsilon * scale * std::sqrt(vv) ||
+            (q.w - p.w).squaredNorm() <=
+                (4.0 * kMachineEpsilon * scale) * (4.0 * kMachineEpsilon * scale);  // repeated
+        if (stop && vv > separated2 * scale * scale) {
+          counters.iterations = 1;
+          return one_point_contact(p, polytope_cores);
+        }
+        if (!stop) {
+          simplex.points[1] = q;
+          if (sub_segment(simplex.points.data(), 0, 1).vv < vv) {
+            simplex.count = 2;
+            counters.iterations = 1;
+          }
+        }
+      }
+    }
     Solver solver(difference, tolerance_, polytope_cores, max_iterations_, *workspace_, counters);
     solver.set_seeds(seeds.data(), seed_count, vertex_pair, warm && !from_pairs);
     if (cold_seeds) solver.set_cold_seeds(&*cold_seeds, cold_seed_points.data());
