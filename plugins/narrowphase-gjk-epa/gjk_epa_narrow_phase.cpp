@@ -1799,51 +1799,16 @@ bool GjkEpaNarrowPhase::supports(ShapeType a, ShapeType b) const {
   return !(a == ShapeType::half_space && b == ShapeType::half_space);
 }
 
-void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                              NarrowPhaseCache& cache, ContactManifold& manifold) {
-  manifold.count = 1;
-  ContactGeometry& out = manifold.points[0];
-  const bool a_is_half_space = a.type == ShapeType::half_space;
-  const bool b_is_half_space = b.type == ShapeType::half_space;
-  if (a_is_half_space && b_is_half_space) {
-    throw SimulationError(
-        "gjk_epa narrow phase: half_space–half_space is unsupported (two unbounded solids have "
-        "no finite penetration depth); exclude the pair from collision");
-  }
-  ++statistics_.queries;
-  if (b_is_half_space) {
-    out = shape_half_space(a, X_WA, b, X_WB);
-    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
-    return;
-  }
-  if (a_is_half_space) {
-    out = swapped(shape_half_space(b, X_WB, a, X_WA));
-    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
-    return;
-  }
+namespace {
 
-  const Mat3 R_AW = X_WA.R.transpose();
-  const Pose X_AB{R_AW * X_WB.R, R_AW * (X_WB.p - X_WA.p)};
-  const bool same_types = cache.valid != 0 &&
-                          cache.data[kCacheTypeA] == static_cast<double>(a.type) &&
-                          cache.data[kCacheTypeB] == static_cast<double>(b.type);
-  // Hull climbs start where the last query's ended (CoreSupport checks the range).
-  std::uint32_t start_vertex_a = 0;
-  std::uint32_t start_vertex_b = 0;
-  bool start_known = false;
-  const double packed = cache.data[kCacheVertices];
-  if (same_types && packed >= 0.0 && packed < kVertexPacking * kVertexPacking) {
-    start_known = true;
-    const auto bits = static_cast<std::uint64_t>(packed);  // exact: an integer below 2^52
-    start_vertex_a = static_cast<std::uint32_t>(bits & (kVertexMask));
-    start_vertex_b = static_cast<std::uint32_t>(bits >> kVertexBits);
-  }
-  CoreDifference difference(a, b, X_AB, start_vertex_a, start_vertex_b, start_known);
-  const double radius_a_m = sweep_radius(a);
-  const double radius_b_m = sweep_radius(b);
-  // World +z seen in A: the normal of last resort (concentric spheres), as in the primitive plugin.
-  const Vec3 up_A = X_WA.R.row(2).transpose();
-
+// Everything of a query but the one-point warm answer (query() tries that first, with its small
+// frame): the warm or cold start, the first GJK iteration of a cold polytope pair and the solver.
+// `first_warm_point`: the support along the first cached direction, when query() has taken it.
+[[gnu::noinline]] CoreContact solve_pair(
+    const Shape& a, const Shape& b, const Pose& X_AB, const NarrowPhaseCache& cache,
+    bool same_types, CoreDifference& difference, double radius_a_m, double radius_b_m,
+    const Vec3& up_A, bool polytope_cores, const SupportPoint* first_warm_point, double tolerance,
+    int max_iterations, GjkEpaNarrowPhase::Workspace& workspace, QueryCounters& counters) {
   // Warm start from the support directions of the last answer; cold start along the line from
   // M's interior point to the origin, where M's points nearest to the origin lie.
   Simplex simplex;
@@ -1894,7 +1859,9 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
       const double* d = &cache.data[kCacheDirections + 3 * i];
       const Vec3 d_A(d[0], d[1], d[2]);
       if (!(d_A.squaredNorm() > 0.0) || !d_A.allFinite()) continue;
-      const SupportPoint p = difference.support(d_A);
+      // (the one-point warm start's support, when query() has taken it: the same point)
+      const SupportPoint p =
+          i == 0 && first_warm_point != nullptr ? *first_warm_point : difference.support(d_A);
       bool repeated = false;
       for (int j = 0; j < simplex.count; ++j) repeated = repeated || p.w == simplex.points[j].w;
       if (!repeated) simplex.points[simplex.count++] = p;
@@ -1909,9 +1876,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     if (vertex_pair) cold_seeds.emplace(a, b, X_AB, difference, simplex.points[0], d_A);
   }
 
-  QueryCounters counters;
-  const bool polytope_cores = polytope_core(a.type) && polytope_core(b.type);
-  const CoreContact core = [&]() -> CoreContact {
+  return [&]() -> CoreContact {
     // A warm start from one cached direction whose support certifies the distance at once (the
     // pose barely moved) is answered here, as Solver::solve would after gjk()'s first check,
     // without setting up the solver: that set-up was a fifth of such a query.
@@ -1921,7 +1886,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
       const double sweep = radius_a_m + radius_b_m;
       const double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
       if (vv > kSeparatedFraction * scale * kSeparatedFraction * scale &&
-          one_point_certifies(p, vv, tolerance_, scale)) {
+          one_point_certifies(p, vv, tolerance, scale)) {
         return one_point_contact(p, polytope_cores);
       }
     }
@@ -1941,8 +1906,8 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
         if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
         const double gap = vv - p.w.dot(q.w);
         const bool stop =
-            gap <= tolerance_ * vv ||
-            gap <= tolerance_ * vv + 8.0 * kMachineEpsilon * scale * std::sqrt(vv) ||
+            gap <= tolerance * vv ||
+            gap <= tolerance * vv + 8.0 * kMachineEpsilon * scale * std::sqrt(vv) ||
             (q.w - p.w).squaredNorm() <=
                 (4.0 * kMachineEpsilon * scale) * (4.0 * kMachineEpsilon * scale);  // repeated
         if (stop && vv > separated2 * scale * scale) {
@@ -1958,11 +1923,85 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
         }
       }
     }
-    Solver solver(difference, tolerance_, polytope_cores, max_iterations_, *workspace_, counters);
+    Solver solver(difference, tolerance, polytope_cores, max_iterations, workspace, counters);
     solver.set_seeds(seeds.data(), seed_count, vertex_pair, warm && !from_pairs);
     if (cold_seeds) solver.set_cold_seeds(&*cold_seeds, cold_seed_points.data());
     return solver.solve(simplex, radius_a_m + radius_b_m, up_A);
   }();
+}
+
+}  // namespace
+
+void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                              NarrowPhaseCache& cache, ContactManifold& manifold) {
+  manifold.count = 1;
+  ContactGeometry& out = manifold.points[0];
+  const bool a_is_half_space = a.type == ShapeType::half_space;
+  const bool b_is_half_space = b.type == ShapeType::half_space;
+  if (a_is_half_space && b_is_half_space) {
+    throw SimulationError(
+        "gjk_epa narrow phase: half_space–half_space is unsupported (two unbounded solids have "
+        "no finite penetration depth); exclude the pair from collision");
+  }
+  ++statistics_.queries;
+  if (b_is_half_space) {
+    out = shape_half_space(a, X_WA, b, X_WB);
+    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
+    return;
+  }
+  if (a_is_half_space) {
+    out = swapped(shape_half_space(b, X_WB, a, X_WA));
+    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
+    return;
+  }
+
+  const Mat3 R_AW = X_WA.R.transpose();
+  const Pose X_AB{R_AW * X_WB.R, R_AW * (X_WB.p - X_WA.p)};
+  const bool same_types = cache.valid != 0 &&
+                          cache.data[kCacheTypeA] == static_cast<double>(a.type) &&
+                          cache.data[kCacheTypeB] == static_cast<double>(b.type);
+  // Hull climbs start where the last query's ended (CoreSupport checks the range).
+  std::uint32_t start_vertex_a = 0;
+  std::uint32_t start_vertex_b = 0;
+  bool start_known = false;
+  const double packed = cache.data[kCacheVertices];
+  if (same_types && packed >= 0.0 && packed < kVertexPacking * kVertexPacking) {
+    start_known = true;
+    const auto bits = static_cast<std::uint64_t>(packed);  // exact: an integer below 2^52
+    start_vertex_a = static_cast<std::uint32_t>(bits & (kVertexMask));
+    start_vertex_b = static_cast<std::uint32_t>(bits >> kVertexBits);
+  }
+  CoreDifference difference(a, b, X_AB, start_vertex_a, start_vertex_b, start_known);
+  const double radius_a_m = sweep_radius(a);
+  const double radius_b_m = sweep_radius(b);
+  // World +z seen in A: the normal of last resort (concentric spheres), as in the primitive plugin.
+  const Vec3 up_A = X_WA.R.row(2).transpose();
+  QueryCounters counters;
+  const bool polytope_cores = polytope_core(a.type) && polytope_core(b.type);
+  // A warm start from one cached direction whose support certifies the distance at once (the
+  // pose barely moved) is answered here, as Solver::solve would after gjk()'s first check,
+  // without the start's and the solver's set-up (solve_pair).
+  SupportPoint warm_point;
+  bool have_warm_point = false;
+  bool certified = false;
+  if (same_types && cache.data[kCacheCount] == 1.0) {
+    const Vec3 d_A(cache.data[kCacheDirections], cache.data[kCacheDirections + 1],
+                   cache.data[kCacheDirections + 2]);
+    if (d_A.squaredNorm() > 0.0 && d_A.allFinite()) {
+      warm_point = difference.support(d_A);
+      have_warm_point = true;
+      const double vv = warm_point.w.squaredNorm();
+      const double sweep = radius_a_m + radius_b_m;
+      const double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
+      certified = vv > kSeparatedFraction * scale * kSeparatedFraction * scale &&
+                  one_point_certifies(warm_point, vv, tolerance_, scale);
+    }
+  }
+  const CoreContact core =
+      certified ? one_point_contact(warm_point, polytope_cores)
+                : solve_pair(a, b, X_AB, cache, same_types, difference, radius_a_m, radius_b_m,
+                             up_A, polytope_cores, have_warm_point ? &warm_point : nullptr,
+                             tolerance_, max_iterations_, *workspace_, counters);
 
   // Sweep the cores back to the shapes: exact for any sign of the core distance.
   const Vec3 point_a_A = core.point_a + radius_a_m * core.normal;
