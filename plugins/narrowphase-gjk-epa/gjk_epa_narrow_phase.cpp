@@ -63,6 +63,10 @@ constexpr double kEpaHandoffFraction = 1e-4;
 constexpr double kEpaRetryFraction = 1e-6;
 constexpr int kPolishIterations = 8;
 constexpr double kPolishTrustRadius = 0.25;
+// The separated polish backtracks: a trial that does not raise the distance's lower bound halves
+// the step, down to kPolishMinRadius (radians), within kPolishSeparatedEvaluations supports.
+constexpr int kPolishSeparatedEvaluations = 16;
+constexpr double kPolishMinRadius = 1e-3;
 
 // Cores that are polytopes: EPA on them terminates exactly.
 bool polytope_core(ShapeType type) {
@@ -960,7 +964,8 @@ class Solver {
   // direction of a penetration, a saddle of h: no Newton step). Otherwise `next` is the new unit
   // direction and `decrease` the decrease of h the quadratic model predicts (half the Newton
   // decrement).
-  bool newton_step(const Vec3& m, const SupportPoint& p, double h, Vec3& next, double& decrease) {
+  bool newton_step(const Vec3& m, const SupportPoint& p, double h, Vec3& next, double& decrease,
+                   double trust_radius = kPolishTrustRadius) {
     Vec3 t1, t2;
     complete_basis(m, t1, t2);
     double h11 = 0.0, h12 = 0.0, h22 = 0.0;
@@ -975,9 +980,9 @@ class Solver {
     double b = -(h11 * g2 - h12 * g1) / det;
     decrease = -0.5 * (a * g1 + b * g2);
     const double length = std::sqrt(a * a + b * b);
-    if (length > kPolishTrustRadius) {
-      a *= kPolishTrustRadius / length;
-      b *= kPolishTrustRadius / length;
+    if (length > trust_radius) {
+      a *= trust_radius / length;
+      b *= trust_radius / length;
     }
     next = (m + a * t1 + b * t2).normalized();
     return std::isfinite(decrease) && next.allFinite();
@@ -995,16 +1000,24 @@ class Solver {
     Vec3 m = -simplex.v / upper;
     SupportPoint closest;
     bool have_closest = false;
-    for (int iteration = 0; iteration < kPolishIterations; ++iteration) {
-      const SupportPoint p = support(m);
+    // The iterate m with its support p and height h; a trial direction replaces it only when it
+    // raises the lower bound −h, else a step half as long is tried from m (from a start far from
+    // the answer full steps overshoot).
+    SupportPoint p;
+    double h = 0.0;
+    double radius = kPolishTrustRadius;
+    bool have_iterate = false;
+    Vec3 trial = m;
+    for (int evaluation = 0; evaluation < kPolishSeparatedEvaluations; ++evaluation) {
+      const SupportPoint q = support(trial);
       ++counters_.iterations;
-      grow_scale(p.w);
-      const double h = m.dot(p.w);
-      lower = std::max(lower, -h);
-      const double length = p.w.norm();
+      grow_scale(q.w);
+      const double h_trial = trial.dot(q.w);
+      lower = std::max(lower, -h_trial);
+      const double length = q.w.norm();
       if (length < upper) {
         upper = length;
-        closest = p;
+        closest = q;
         have_closest = true;
       }
       if (upper - lower <= tolerance_ * upper + 8.0 * kMachineEpsilon * scale_) {
@@ -1021,11 +1034,19 @@ class Solver {
         out.warm_directions[0] = closest.d;
         return true;
       }
-      if (iteration >= 2 && !(lower > 0.0)) return false;  // most likely overlapping
+      if (have_iterate && !(-h_trial > -h)) {
+        radius *= 0.5;  // no progress: a shorter step from m
+        if (radius < kPolishMinRadius) return false;
+      } else {
+        if (have_iterate) radius = std::min(kPolishTrustRadius, 2.0 * radius);
+        m = trial;
+        p = q;
+        h = h_trial;
+        have_iterate = true;
+      }
+      if (evaluation >= 2 && !(lower > 0.0)) return false;  // most likely overlapping
       double decrease = 0.0;
-      Vec3 next;
-      if (!newton_step(m, p, h, next, decrease)) return false;
-      m = next;
+      if (!newton_step(m, p, h, trial, decrease, radius)) return false;
     }
     return false;
   }
