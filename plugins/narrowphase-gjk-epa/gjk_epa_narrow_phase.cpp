@@ -611,6 +611,17 @@ CoreContact one_point_contact(const SupportPoint& p, bool polytope_cores) {
   return c;
 }
 
+// A warm start's single support p (the pose barely moved) certifies the cores' distance at once:
+// the check Solver::solve makes after gjk()'s first step, with the same scale, for cores swept by
+// `sweep` = r_A + r_B.
+[[gnu::always_inline]] inline bool warm_point_certifies(const SupportPoint& p, double sweep,
+                                                        double tolerance) {
+  const double vv = p.w.squaredNorm();
+  const double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
+  return vv > kSeparatedFraction * scale * kSeparatedFraction * scale &&
+         one_point_certifies(p, vv, tolerance, scale);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -1035,7 +1046,8 @@ class Solver {
         return true;
       }
       if (have_iterate && !(-h_trial > -h)) {
-        radius *= 0.5;  // no progress: a shorter step from m
+        // No progress: from m again, half as far as this trial went (its chord, about the angle).
+        radius = 0.5 * std::min(radius, (trial - m).norm());
         if (radius < kPolishMinRadius) return false;
       } else {
         if (have_iterate) radius = std::min(kPolishTrustRadius, 2.0 * radius);
@@ -1901,15 +1913,9 @@ namespace {
     // A warm start from one cached direction whose support certifies the distance at once (the
     // pose barely moved) is answered here, as Solver::solve would after gjk()'s first check,
     // without setting up the solver: that set-up was a fifth of such a query.
-    if (warm && simplex.count == 1) {
-      const SupportPoint& p = simplex.points[0];
-      const double vv = p.w.squaredNorm();
-      const double sweep = radius_a_m + radius_b_m;
-      const double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
-      if (vv > kSeparatedFraction * scale * kSeparatedFraction * scale &&
-          one_point_certifies(p, vv, tolerance, scale)) {
-        return one_point_contact(p, polytope_cores);
-      }
+    if (warm && simplex.count == 1 &&
+        warm_point_certifies(simplex.points[0], radius_a_m + radius_b_m, tolerance)) {
+      return one_point_contact(simplex.points[0], polytope_cores);
     }
     if (!warm && !from_pairs && simplex.count == 1 && polytope_cores) {
       // A cold start between polytope cores: GJK's first iteration, as Solver::gjk takes it,
@@ -2011,11 +2017,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     if (d_A.squaredNorm() > 0.0 && d_A.allFinite()) {
       warm_point = difference.support(d_A);
       have_warm_point = true;
-      const double vv = warm_point.w.squaredNorm();
-      const double sweep = radius_a_m + radius_b_m;
-      const double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
-      certified = vv > kSeparatedFraction * scale * kSeparatedFraction * scale &&
-                  one_point_certifies(warm_point, vv, tolerance_, scale);
+      certified = warm_point_certifies(warm_point, radius_a_m + radius_b_m, tolerance_);
     }
   }
   const CoreContact core =
