@@ -86,8 +86,9 @@ constexpr double kSeparatedNewtonMinRadius = 1e-3;
 constexpr double kNewtonConditioning = 1e-10;
 /// Largest Newton step in the chart n = u + w (|w| = tan of the angle to the ray): 45°.
 constexpr double kNewtonTrustRadius = 1.0;
-/// The side-line Newton is tried when the Newton finish gives up with its normal within this
-/// cosine of a cylinder's side (|n·axis| < kSideLineAngle).
+/// The straight-line Newton is tried when the Newton finish gives up with its normal within this
+/// cosine of normal to a straight line of a boundary (|n·a| < kSideLineAngle, a the line's
+/// direction: a cylinder's axis, a box's or a hull's edge).
 constexpr double kSideLineAngle = 0.05;
 
 template <class T>
@@ -773,7 +774,7 @@ class Solver {
 
   /// A Newton ending at direction n with witnesses a, b and a support point p of A ⊖ B along n
   /// (the depth is its support value), `off_squared` its termination value [m²]; recorded for the
-  /// pair's next query with the side line it ended on (`side`, WarmPortal::newton_side).
+  /// pair's next query with the straight line it ended on (`side`, WarmPortal::newton_side).
   void finish_newton(const V& a, const V& b, const V& p, const Vec3& n, const T& off_squared,
                      std::uint8_t side) {
     const V e = V::from(n) / T(n.norm());
@@ -1219,7 +1220,7 @@ bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line) 
     if (gradient * gradient <= threshold_squared) {
       const T offset = dot(s.p - r0_, across_T);
       const T other_offset = dot(other.p - r0_, across_T);
-      if (offset * other_offset > T(0.0)) return false;  // the ray misses the side line
+      if (offset * other_offset > T(0.0)) return false;  // the ray misses the segment
       const T denominator = other_offset - offset;
       const T lambda = denominator != T(0.0) ? T(other_offset / denominator) : T(0.5);
       finish_newton(other.a + (s.a - other.a) * lambda, other.b + (s.b - other.b) * lambda, s.p, n,
