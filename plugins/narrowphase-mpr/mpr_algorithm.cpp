@@ -695,7 +695,10 @@ class Solver {
   }
 
   bool newton_finish(const Vec3& start);
-  bool newton_side_line(const Vec3& start, std::uint8_t straight_line);
+  struct StraightLine;
+  /// `found`: the line as find_straight_line gave it at `start`, else it is looked up here.
+  bool newton_side_line(const Vec3& start, std::uint8_t straight_line,
+                        const StraightLine* found = nullptr);
   bool newton_separated(const Vec3& start);
   /// The Newton finish, then (where it gives up next to a straight line of a shape's boundary: a
   /// cylinder's side line, a box's or a hull's edge) the 1-D Newton along that line's kink. `line`:
@@ -708,7 +711,7 @@ class Solver {
       if (candidate == line || !has_straight_line(candidate)) continue;
       StraightLine edge;
       if (find_straight_line(candidate, e, edge) && std::abs(e.dot(edge.axis)) < kSideLineAngle &&
-          newton_side_line(start, candidate)) {
+          newton_side_line(start, candidate, &edge)) {
         return true;
       }
     }
@@ -1162,7 +1165,8 @@ bool Solver<T>::newton_finish(const Vec3& start) {
 /// ray across L bracket zero): the exit point lies on the segment joining them. Same contract as
 /// newton_finish.
 template <class T>
-bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line) {
+bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line,
+                                 const StraightLine* found) {
   if (straight_line == 0 || straight_line > kStraightLines || !has_straight_line(straight_line)) {
     return false;
   }
@@ -1172,7 +1176,11 @@ bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line) 
   const double start_norm = start.norm();
   if (!(start_norm > 0.0)) return false;
   StraightLine edge;
-  if (!find_straight_line(straight_line, start / start_norm, edge)) return false;
+  if (found != nullptr) {
+    edge = *found;
+  } else if (!find_straight_line(straight_line, start / start_norm, edge)) {
+    return false;
+  }
   const Vec3& axis = edge.axis;  // in A's frame
   const ConvexHull* hull = k == 3 ? (on_b ? pair_.b : pair_.a).hull : nullptr;
   const Vec3 u = ray_.to_vec3();
