@@ -13,12 +13,18 @@
 // poses; plugins get one warm-start cache per pose slot. One benchmark iteration is one query,
 // so the reported time is ns per query (median over repetitions).
 //
-// Usage: build/bin/bench_narrow_phase [--poses=1024] [--seed=1] [--near_touching] [--cold]
-//                                      [Google Benchmark flags]
+// Usage: build/bin/bench_narrow_phase [--poses=1024] [--seed=1] [--near_touching]
+//                                      [--cold | --moving[=32]] [Google Benchmark flags]
 // --cold clears each plugin's warm-start cache before every query (a first contact at a new pose;
 // the clearing itself, a 136-byte store, is timed with the query). By default each pose slot keeps
 // its cache, and since the loop revisits the same pose, a warm start sees an unchanged pose: the
 // best case of temporal coherence.
+// --moving=K makes each pose slot a closed path of K poses, visited in order, as a simulation's
+// steps visit a contact: both orientations and the contact normal swing by up to ±0.1 rad, in
+// K steps per period (at most 0.1·2π/K rad per step: 0.02 rad for K = 32), and B is placed by the
+// same construction at every step, so the distance or depth bound is known at each. A warm start
+// then sees the previous step's pose: realistic temporal coherence. The poses count per path;
+// --poses=N gives N paths of K steps.
 // --near_touching replaces the gap by 1e-9 m and the depths by 1e-9–1e-8 m: a stress test of the
 // sign near contact (expect peer warnings), not the timing setting.
 // tools/bench/narrow_phase_table.py runs it and prints the Markdown table of medians and ratios.
@@ -32,6 +38,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numbers>
 #include <random>
 #include <string>
 #include <tuple>
@@ -90,6 +97,7 @@ struct Case {
   Shape a;
   Shape b;
   std::vector<PosePair> poses;
+  std::size_t paths = 0;  // warm-start caches: pose i uses cache i % paths (see make_poses)
   std::string name() const { return pair + (overlapping ? "/overlapping" : "/separated"); }
 };
 
@@ -109,21 +117,56 @@ Vec3 random_unit(std::mt19937_64& rng) {
   return v.normalized();
 }
 
+/// B placed so that its support point along −n sits at A's along n plus s·n.
+void place_b(const Shape& a, const Shape& b, const Vec3& n_W, PosePair& pose) {
+  const Vec3 a_W = support_W(a, pose.X_WA, n_W);
+  const Vec3 b_rel_W = pose.X_WB.R * support(b, pose.X_WB.R.transpose() * -n_W);
+  pose.X_WB.p = a_W - b_rel_W + pose.s_m * n_W;
+}
+
+/// n random poses (steps = 0), or n closed paths of `steps` poses each (--moving), stored step
+/// by step: pose k·n + i is step k of path i, so the loop over the poses visits every path's
+/// steps in order and path i keeps warm-start cache i.
 std::vector<PosePair> make_poses(const Shape& a, const Shape& b, bool overlapping,
-                                 const PoseSpec& spec, std::size_t n, std::uint64_t seed) {
+                                 const PoseSpec& spec, std::size_t n, std::size_t steps,
+                                 std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> offset(-5.0, 5.0);
   std::uniform_real_distribution<double> depth(spec.min_depth_m, spec.max_depth_m);
-  std::vector<PosePair> poses(n);
-  for (PosePair& pose : poses) {
-    pose.X_WA.R = random_rotation(rng);
-    pose.X_WA.p = Vec3(offset(rng), offset(rng), offset(rng));
-    pose.X_WB.R = random_rotation(rng);
+  std::uniform_real_distribution<double> phase(0.0, 2.0 * std::numbers::pi);
+  constexpr double kSwing_rad = 0.1;  // --moving: amplitude of each rotation along its path
+  std::vector<PosePair> poses(n * std::max<std::size_t>(1, steps));
+  for (std::size_t i = 0; i < n; ++i) {
+    PosePair base;
+    base.X_WA.R = random_rotation(rng);
+    base.X_WA.p = Vec3(offset(rng), offset(rng), offset(rng));
+    base.X_WB.R = random_rotation(rng);
     const Vec3 n_W = random_unit(rng);
-    pose.s_m = overlapping ? -depth(rng) : spec.gap_m;
-    const Vec3 a_W = support_W(a, pose.X_WA, n_W);
-    const Vec3 b_rel_W = pose.X_WB.R * support(b, pose.X_WB.R.transpose() * -n_W);
-    pose.X_WB.p = a_W - b_rel_W + pose.s_m * n_W;
+    base.s_m = overlapping ? -depth(rng) : spec.gap_m;
+    if (steps == 0) {
+      place_b(a, b, n_W, base);
+      poses[i] = base;
+      continue;
+    }
+    // Each of the three rotations (A, B, the normal) swings about its own random axis with its
+    // own phase: angle kSwing_rad·sin(2πk/steps + φ), a closed path.
+    Vec3 axes[3];
+    double phases[3];
+    for (int r = 0; r < 3; ++r) {
+      axes[r] = random_unit(rng);
+      phases[r] = phase(rng);
+    }
+    for (std::size_t k = 0; k < steps; ++k) {
+      const double t = 2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(steps);
+      auto swing = [&](int r) {
+        return Eigen::AngleAxisd(kSwing_rad * std::sin(t + phases[r]), axes[r]).toRotationMatrix();
+      };
+      PosePair& pose = poses[k * n + i];
+      pose = base;
+      pose.X_WA.R = swing(0) * base.X_WA.R;
+      pose.X_WB.R = swing(1) * base.X_WB.R;
+      place_b(a, b, swing(2) * n_W, pose);
+    }
   }
   return poses;
 }
@@ -171,13 +214,14 @@ class RunnerBase : public Runner {
 class PluginRunner final : public RunnerBase<PluginRunner> {
  public:
   PluginRunner(std::shared_ptr<NarrowPhase> narrow_phase, const Case& c)
-      : narrow_phase_(std::move(narrow_phase)), case_(c), caches_(c.poses.size()) {}
+      : narrow_phase_(std::move(narrow_phase)), case_(c), caches_(c.paths) {}
   Outcome query(std::size_t i) {
     const PosePair& pose = case_.poses[i];
+    NarrowPhaseCache& cache = caches_[i % case_.paths];
     // Through the NarrowPhase interface, as the host calls it.
     NarrowPhase& narrow_phase = *narrow_phase_;
-    if (cold_caches) caches_[i] = NarrowPhaseCache{};
-    narrow_phase.query(case_.a, pose.X_WA, case_.b, pose.X_WB, caches_[i], out_);
+    if (cold_caches) cache = NarrowPhaseCache{};
+    narrow_phase.query(case_.a, pose.X_WA, case_.b, pose.X_WB, cache, out_);
     const double d = out_.points[0].distance_m;
     return {d, d < 0.0, true, false};
   }
@@ -651,6 +695,7 @@ int main(int argc, char** argv) {
   }
   benchmark::Initialize(&argc, argv);
   std::size_t pose_count = 1024;
+  std::size_t moving_steps = 0;  // --moving: steps per path (0: one fixed pose per slot)
   std::uint64_t seed = 1;
   PoseSpec spec;
   for (int i = 1; i < argc; ++i) {
@@ -660,18 +705,31 @@ int main(int argc, char** argv) {
       seed = std::strtoull(argv[i] + 7, nullptr, 10);
     } else if (std::strcmp(argv[i], "--cold") == 0) {
       cold_caches = true;
+    } else if (std::strcmp(argv[i], "--moving") == 0) {
+      moving_steps = 32;
+    } else if (std::strncmp(argv[i], "--moving=", 9) == 0) {
+      moving_steps = std::strtoull(argv[i] + 9, nullptr, 10);
+      if (moving_steps < 2) {
+        std::fprintf(stderr, "error: --moving=K needs K >= 2 steps per path, got %s\n", argv[i]);
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--near_touching") == 0) {
       spec.gap_m = 1e-9 * kSize_m;
       spec.min_depth_m = 1e-9 * kSize_m;
       spec.max_depth_m = 1e-8 * kSize_m;
     } else {
-      std::fprintf(
-          stderr,
-          "unknown argument %s\nusage: %s [--poses=1024] [--seed=1] [--near_touching] [--cold] "
-          "[Google Benchmark flags]\n",
-          argv[i], argv[0]);
+      std::fprintf(stderr,
+                   "unknown argument %s\nusage: %s [--poses=1024] [--seed=1] [--near_touching] "
+                   "[--cold | --moving[=32]] [Google Benchmark flags]\n",
+                   argv[i], argv[0]);
       return 2;
     }
+  }
+  if (cold_caches && moving_steps > 0) {
+    std::fprintf(stderr,
+                 "error: --cold and --moving exclude each other (a cold query ignores "
+                 "the previous step)\n");
+    return 2;
   }
 
   // Shapes: all of size kSize_m = 1 m.
@@ -721,7 +779,8 @@ int main(int argc, char** argv) {
       c->overlapping = overlapping;
       c->a = a;
       c->b = b;
-      c->poses = make_poses(a, b, overlapping, spec, pose_count, ++case_seed);
+      c->poses = make_poses(a, b, overlapping, spec, pose_count, moving_steps, ++case_seed);
+      c->paths = pose_count;
       const Case& added = *c;
       bench.cases.push_back(std::move(c));
       for (const PluginMethod& plugin : plugins) {
