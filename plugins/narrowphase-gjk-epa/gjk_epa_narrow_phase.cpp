@@ -1917,11 +1917,13 @@ namespace {
         warm_point_certifies(simplex.points[0], radius_a_m + radius_b_m, tolerance)) {
       return one_point_contact(simplex.points[0], polytope_cores);
     }
-    if (!warm && !from_pairs && simplex.count == 1 && polytope_cores) {
-      // A cold start between polytope cores: GJK's first iteration, as Solver::gjk takes it,
-      // here. When its stopping rule holds at once (the first support is the closest point: a
-      // vertex–vertex contact) the answer needs no solver set-up; otherwise its support point
-      // joins the simplex the solver starts from, which then goes on exactly as gjk() would.
+    if (!from_pairs && simplex.count == 1 && polytope_cores) {
+      // A one-point start between polytope cores, cold or warm (a warm point the certificate
+      // above did not accept: the pose moved, so its cached direction is no longer the normal):
+      // GJK's first iteration, as Solver::gjk takes it, here. When its stopping rule holds at
+      // once (the first support is the closest point: a vertex–vertex contact, also the moved
+      // one) the answer needs no solver set-up; otherwise its support point joins the simplex
+      // the solver starts from, which then goes on exactly as gjk() would.
       const SupportPoint& p = simplex.points[0];
       const double vv = p.w.squaredNorm();
       const double sweep = radius_a_m + radius_b_m;
