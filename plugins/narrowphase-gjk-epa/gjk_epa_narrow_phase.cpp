@@ -824,6 +824,16 @@ class Solver {
       largest2 = std::max(largest2, simplex.points[i].w.squaredNorm());
     }
     scale_ = std::sqrt(largest2);
+    if (!polytope_cores_ && exact_directions_ && simplex.count == 1 &&
+        simplex.points[0].w.squaredNorm() > sq(kSeparatedFraction * scale_)) {
+      // A warm start of separated curved cores from the last answer's direction (one point):
+      // near the answer already, so Newton takes over at once instead of after GJK's hand-off
+      // iterations. GJK starts from the same point if the polish does not end it.
+      const SupportPoint& p = simplex.points[0];
+      simplex.v = p.d * (-p.w.norm() / p.d.norm());  // |v| = |w|: the polish's upper bound
+      CoreContact polished;
+      if (polish_separated(simplex, polished)) return polished;
+    }
     bool enclosed = gjk(simplex, polytope_cores_ ? 0 : kGjkHandoffIterations);
     if (handed_off_) {
       // GJK crawls on curved cores: Newton on the support function ends it when the pair is

@@ -1623,3 +1623,59 @@ TEST_CASE("gjk_epa: query never allocates and non-finite poses neither crash nor
   broken.p = Vec3(std::numeric_limits<double>::infinity(), 0.0, 0.0);
   CHECK_NOTHROW(narrow_phase->query(shapes[3], Pose(), shapes[5], broken, cache, manifold));
 }
+
+TEST_CASE(
+    "gjk_epa: separated warm starts along moving paths give the cold answers within 1e-12 relative "
+    "in fewer steps") {
+  // Each path swings both orientations and the contact normal by ±0.1 rad over 32 steps (at
+  // most 0.02 rad per step), B placed at gap 0.1 along the normal at every step: the
+  // benchmark's --moving poses. The cached direction is then a step old: polytope cores take
+  // GJK's first step before the solver set-up, curved ones start the Newton polish from it at
+  // once. Both give the cold answer, and a curved warm query takes fewer supports than a cold
+  // one (measured: 3.0–3.1 supports against 6.7–7.1 on the three curved pairs).
+  std::mt19937_64 rng(20251127);
+  const std::vector<std::pair<Shape, Shape>> pairs = {
+      {Shape::cylinder(0.3, 1.0), Shape::cylinder(0.3, 1.0)},
+      {Shape::cylinder(0.3, 1.0), Shape::box(Vec3(0.5, 0.35, 0.25))},
+      {Shape::cone(0.3, 0.0, 0.8), Shape::ellipsoid(Vec3(0.5, 0.3, 0.2))},
+      {Shape::box(Vec3(0.5, 0.35, 0.25)), Shape::box(Vec3(0.5, 0.35, 0.25))},
+  };
+  constexpr int kSteps = 32;
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const auto& [a, b] = pairs[p];
+    auto warm_phase = make_narrow_phase();
+    auto cold_phase = make_narrow_phase();
+    std::int64_t warm_iterations = 0;
+    for (int path = 0; path < 20; ++path) {
+      const Mat3 R_A = random_rotation(rng);
+      const Mat3 R_B = random_rotation(rng);
+      const Vec3 n = random_unit(rng);
+      const Vec3 p_A = random_unit(rng);
+      const std::array<Vec3, 3> axes = {random_unit(rng), random_unit(rng), random_unit(rng)};
+      NarrowPhaseCache cache;
+      for (int step = 0; step <= kSteps; ++step) {
+        const double angle = 0.1 * std::sin(2.0 * std::numbers::pi * step / kSteps + 0.3 * path);
+        auto swing = [&](int r) { return Eigen::AngleAxisd(angle, axes[r]).toRotationMatrix(); };
+        const Pose X_WA = make_pose(swing(0) * R_A, p_A);
+        const Pose X_WB = pose_at_gap(a, X_WA, b, swing(1) * R_B, swing(2) * n, 0.1);
+        const std::int64_t before = warm_phase->statistics().total_iterations;
+        ContactManifold warm;
+        warm_phase->query(a, X_WA, b, X_WB, cache, warm);
+        if (step > 0) warm_iterations += warm_phase->statistics().total_iterations - before;
+        const ContactGeometry cold = run(*cold_phase, a, X_WA, b, X_WB);
+        const ContactGeometry& w = warm.points[0];
+        INFO("pair " << p << " path " << path << " step " << step << " cold " << cold.distance_m
+                     << " warm " << w.distance_m);
+        CHECK(std::abs(w.distance_m - 0.1) <= 1e-12);
+        CHECK(std::abs(w.distance_m - cold.distance_m) <= 1e-12);
+        CHECK((w.normal_W - cold.normal_W).norm() <= 1e-5);
+        CHECK(witness_error(w) <= 1e-12);
+      }
+    }
+    const double warm_mean = static_cast<double>(warm_iterations) / (20.0 * kSteps);
+    const double cold_mean = static_cast<double>(cold_phase->statistics().total_iterations) /
+                             static_cast<double>(cold_phase->statistics().queries);
+    INFO("pair " << p << " mean iterations warm " << warm_mean << " cold " << cold_mean);
+    if (a.type != ShapeType::box) CHECK(warm_mean < 0.75 * cold_mean);  // curved pairs
+  }
+}
