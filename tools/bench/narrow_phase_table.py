@@ -32,12 +32,22 @@ METHODS = [
     "libccd_mpr",
 ]
 GENERAL = ["gjk_epa", "mpr"]  # the general-purpose plugins (double precision)
+
+# libccd's MPR answers separated pairs with a boolean (no distance), so its ratio is given for
+# overlapping rows only.
+def overlapping_only(row, value):
+    return value if row.get("overlapping") else None
+
+
 RATIOS = [
     ("FCL-SD / gjk_epa", lambda row: ratio(row.get("fcl_signed_distance"), row.get("gjk_epa"))),
-    ("libccd-MPR / mpr", lambda row: ratio(row.get("libccd_mpr"), row.get("mpr"))),
+    (
+        "libccd-MPR / mpr",
+        lambda row: overlapping_only(row, ratio(row.get("libccd_mpr"), row.get("mpr"))),
+    ),
     (
         "libccd-MPR / mpr (tol 1e-4)",
-        lambda row: ratio(row.get("libccd_mpr"), row.get("mpr_tol1e-4")),
+        lambda row: overlapping_only(row, ratio(row.get("libccd_mpr"), row.get("mpr_tol1e-4"))),
     ),
     (
         "best general / primitive",
@@ -110,12 +120,12 @@ def main():
         name = re.sub(r"/(repeats|min_time|iterations):[^/]*", "", entry["run_name"])
         case, _, method = name.rpartition("/")
         if case not in rows:
-            rows[case] = {}
+            rows[case] = {"overlapping": case.endswith("/overlapping")}
             order.append(case)
         rows[case][method] = entry["cpu_time"] * TO_NS[entry.get("time_unit", "ns")]
 
     present = [m for m in METHODS if any(m in row for row in rows.values())]
-    present += sorted({m for row in rows.values() for m in row} - set(present))
+    present += sorted({m for row in rows.values() for m in row} - set(present) - {"overlapping"})
     header = ["pair / poses"] + present + [label for label, _ in RATIOS]
     print(f"{args.statistic} ns per query ({args.repetitions} repetitions, CPU time)\n")
     print("| " + " | ".join(header) + " |")
