@@ -1844,14 +1844,71 @@ bool GjkEpaNarrowPhase::supports(ShapeType a, ShapeType b) const {
 
 namespace {
 
-// Everything of a query but the one-point warm answer (query() tries that first, with its small
+// A cold start between polytope cores, begun in query(): the support along the line from M's
+// interior point to the origin (direction d_A) and, when GJK's first iteration kept it, the support
+// that iteration took (cold_first_iteration()).
+struct ColdStart {
+  std::array<SupportPoint, 2> points;
+  int count;  // set with the points (begin_cold())
+  Vec3 d_A;
+};
+
+// GJK's first iteration from a cold start's one point between polytope cores, as Solver::gjk takes
+// it (with Solver::solve's scale): true when its stopping rule holds at once (the first support is
+// the closest point: a vertex–vertex contact), which needs no solver set-up; otherwise the support
+// point it took joins `start` when it lowers |v|, and the solver goes on exactly as gjk() would.
+// Run in query(), whose frame is small: the set-up of solve_pair()'s was a fifth of such a query.
+bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double sweep,
+                          double tolerance, QueryCounters& counters) {
+  const SupportPoint& p = start.points[0];
+  const double vv = p.w.squaredNorm();
+  double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
+  const double separated2 = kSeparatedFraction * kSeparatedFraction;
+  if (!(vv > separated2 * scale * scale)) return false;
+  SupportPoint& q = start.points[1];
+  q = difference.support(-p.w);
+  const double qq = q.w.squaredNorm();
+  if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
+  const double gap = vv - p.w.dot(q.w);
+  const bool stop = gap <= tolerance * vv ||
+                    gap <= tolerance * vv + 8.0 * kMachineEpsilon * scale * std::sqrt(vv) ||
+                    (q.w - p.w).squaredNorm() <= (4.0 * kMachineEpsilon * scale) *
+                                                     (4.0 * kMachineEpsilon * scale);  // repeated
+  if (stop && vv > separated2 * scale * scale) {
+    counters.iterations = 1;
+    return true;
+  }
+  if (!stop && sub_segment(start.points.data(), 0, 1).vv < vv) {
+    start.count = 2;
+    counters.iterations = 1;
+  }
+  return false;
+}
+
+// Begins a cold query between polytope cores in `start`: the support along the line from M's
+// interior point to the origin, and GJK's first iteration (cold_first_iteration()). True when that
+// ends the query at start.points[0]. Out of line: warm queries keep their small frame.
+[[gnu::noinline]] bool begin_cold(const Shape& a, const Shape& b, const Pose& X_AB,
+                                  CoreDifference& difference, const Vec3& up_A, double sweep,
+                                  double tolerance, ColdStart& start, QueryCounters& counters) {
+  Vec3 d_A = X_AB.transform_point(interior_point(b)) - interior_point(a);
+  if (!(d_A.squaredNorm() > 0.0)) d_A = up_A;
+  start.d_A = d_A;
+  start.points[0] = difference.support(d_A);
+  start.count = 1;
+  return cold_first_iteration(difference, start, sweep, tolerance, counters);
+}
+
+// Everything of a query but the one-point answers (query() tries those first, with its small
 // frame): the warm or cold start, the first GJK iteration of a cold polytope pair and the solver.
 // `first_warm_point`: the support along the first cached direction, when query() has taken it.
+// `cold_start`: a cold start between polytope cores that query() has begun (ColdStart).
 [[gnu::noinline]] CoreContact solve_pair(
     const Shape& a, const Shape& b, const Pose& X_AB, const NarrowPhaseCache& cache,
     bool same_types, CoreDifference& difference, double radius_a_m, double radius_b_m,
-    const Vec3& up_A, bool polytope_cores, const SupportPoint* first_warm_point, double tolerance,
-    int max_iterations, GjkEpaNarrowPhase::Workspace& workspace, QueryCounters& counters) {
+    const Vec3& up_A, bool polytope_cores, const SupportPoint* first_warm_point,
+    const ColdStart* cold_start, double tolerance, int max_iterations,
+    GjkEpaNarrowPhase::Workspace& workspace, QueryCounters& counters) {
   // Warm start from the support directions of the last answer; cold start along the line from
   // M's interior point to the origin, where M's points nearest to the origin lie.
   Simplex simplex;
@@ -1911,7 +1968,13 @@ namespace {
     }
   }
   std::optional<ColdSeeds> cold_seeds;
-  if (simplex.count == 0) {
+  if (cold_start != nullptr) {
+    for (int i = 0; i < cold_start->count; ++i) simplex.points[i] = cold_start->points[i];
+    simplex.count = cold_start->count;
+    if (vertex_pair) {
+      cold_seeds.emplace(a, b, X_AB, difference, simplex.points[0], cold_start->d_A);
+    }
+  } else if (simplex.count == 0) {
     Vec3 d_A = X_AB.transform_point(interior_point(b)) - interior_point(a);
     if (!(d_A.squaredNorm() > 0.0)) d_A = up_A;
     simplex.points[0] = difference.support(d_A);
@@ -1927,40 +1990,20 @@ namespace {
         warm_point_certifies(simplex.points[0], radius_a_m + radius_b_m, tolerance)) {
       return one_point_contact(simplex.points[0], polytope_cores);
     }
-    if (!from_pairs && simplex.count == 1 && polytope_cores) {
-      // A one-point start between polytope cores, cold or warm (a warm point the certificate
-      // above did not accept: the pose moved, so its cached direction is no longer the normal):
-      // GJK's first iteration, as Solver::gjk takes it, here. When its stopping rule holds at
-      // once (the first support is the closest point: a vertex–vertex contact, also the moved
-      // one) the answer needs no solver set-up; otherwise its support point joins the simplex
-      // the solver starts from, which then goes on exactly as gjk() would.
-      const SupportPoint& p = simplex.points[0];
-      const double vv = p.w.squaredNorm();
-      const double sweep = radius_a_m + radius_b_m;
-      double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
-      const double separated2 = kSeparatedFraction * kSeparatedFraction;
-      if (vv > separated2 * scale * scale) {
-        const SupportPoint q = difference.support(-p.w);
-        const double qq = q.w.squaredNorm();
-        if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
-        const double gap = vv - p.w.dot(q.w);
-        const bool stop =
-            gap <= tolerance * vv ||
-            gap <= tolerance * vv + 8.0 * kMachineEpsilon * scale * std::sqrt(vv) ||
-            (q.w - p.w).squaredNorm() <=
-                (4.0 * kMachineEpsilon * scale) * (4.0 * kMachineEpsilon * scale);  // repeated
-        if (stop && vv > separated2 * scale * scale) {
-          counters.iterations = 1;
-          return one_point_contact(p, polytope_cores);
-        }
-        if (!stop) {
-          simplex.points[1] = q;
-          if (sub_segment(simplex.points.data(), 0, 1).vv < vv) {
-            simplex.count = 2;
-            counters.iterations = 1;
-          }
-        }
+    if (cold_start == nullptr && !from_pairs && simplex.count == 1 && polytope_cores) {
+      // A one-point start between polytope cores that query() has not begun: a warm point the
+      // certificate above did not accept (the pose moved, so its cached direction is no longer
+      // the normal), or a cache of these types with an unexpected count. GJK's first iteration
+      // here, as for a cold start (cold_first_iteration()): it often ends a moved vertex–vertex
+      // contact without the solver's set-up.
+      ColdStart start;
+      start.points[0] = simplex.points[0];
+      start.count = 1;
+      if (cold_first_iteration(difference, start, radius_a_m + radius_b_m, tolerance, counters)) {
+        return one_point_contact(start.points[0], polytope_cores);
       }
+      simplex.points[1] = start.points[1];
+      simplex.count = start.count;
     }
     Solver solver(difference, tolerance, polytope_cores, max_iterations, workspace, counters);
     solver.set_seeds(seeds.data(), seed_count, vertex_pair, warm && !from_pairs);
@@ -2032,11 +2075,24 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
       certified = warm_point_certifies(warm_point, radius_a_m + radius_b_m, tolerance_);
     }
   }
+  // A cold start between polytope cores begins here too: GJK's first iteration often ends it.
+  ColdStart cold_start;
+  bool cold_begun = false;
+  const SupportPoint* one_point = certified ? &warm_point : nullptr;
+  if (!same_types && polytope_cores) {
+    cold_begun = true;
+    if (begin_cold(a, b, X_AB, difference, up_A, radius_a_m + radius_b_m, tolerance_, cold_start,
+                   counters)) {
+      one_point = &cold_start.points[0];
+    }
+  }
   const CoreContact core =
-      certified ? one_point_contact(warm_point, polytope_cores)
-                : solve_pair(a, b, X_AB, cache, same_types, difference, radius_a_m, radius_b_m,
-                             up_A, polytope_cores, have_warm_point ? &warm_point : nullptr,
-                             tolerance_, max_iterations_, *workspace_, counters);
+      one_point != nullptr
+          ? one_point_contact(*one_point, polytope_cores)
+          : solve_pair(a, b, X_AB, cache, same_types, difference, radius_a_m, radius_b_m, up_A,
+                       polytope_cores, have_warm_point ? &warm_point : nullptr,
+                       cold_begun ? &cold_start : nullptr, tolerance_, max_iterations_, *workspace_,
+                       counters);
 
   // Sweep the cores back to the shapes: exact for any sign of the core distance.
   const Vec3 point_a_A = core.point_a + radius_a_m * core.normal;
