@@ -255,6 +255,12 @@ class CoreDifference {
 
   SupportPoint support(const Vec3& d_A) {
     SupportPoint s;
+    support_into(d_A, s);
+    return s;
+  }
+
+  // support() written into `s` in place (no copy of the point where it is kept: GJK's simplex).
+  void support_into(const Vec3& d_A, SupportPoint& s) {
     s.d = d_A;
     if (cold_) [[unlikely]] {
       jump_if_turned(d_A);
@@ -264,7 +270,6 @@ class CoreDifference {
     s.w = s.a - s.b;
     s.vertex_a = a_.last_vertex();
     s.vertex_b = b_.last_vertex();
-    return s;
   }
 
   // For a support along the normal n_A of an EPA face, the climbs start at the face's vertices
@@ -878,10 +883,14 @@ class Solver {
  private:
   // SupportPoint of M shifted by −shift_, i.e. with B moved by +shift_ (see refine()).
   SupportPoint support(const Vec3& d) {
-    SupportPoint p = m_.support(d);
+    SupportPoint p;
+    support_into(d, p);
+    return p;
+  }
+  void support_into(const Vec3& d, SupportPoint& p) {
+    m_.support_into(d, p);
     p.b += shift_;
     p.w -= shift_;
-    return p;
   }
 
   // GJK (Gilbert, Johnson & Keerthi 1988) in van den Bergen's form (1999, alg. 1): the simplex
@@ -908,7 +917,9 @@ class Solver {
         // support along −v adds nothing: a warm start at a (nearly) unchanged pose ends here.
         if (one_point_certifies(simplex.points[0], vv, tolerance_, scale_)) break;
       }
-      const SupportPoint p = support(-simplex.v);
+      // Written into the simplex's free slot, where it is kept if it joins (count < 4 here).
+      SupportPoint& p = simplex.points[simplex.count];
+      support_into(-simplex.v, p);
       ++counters_.iterations;
       grow_scale(p.w);
       // van den Bergen (1999) §4: |v|² − v·w bounds |v|·(|v| − distance), so stopping when it is
@@ -926,7 +937,7 @@ class Solver {
                    (p.w - simplex.points[i].w).squaredNorm() <= sq(4.0 * kMachineEpsilon * scale_);
       }
       if (repeated) break;  // no new support point: v cannot improve any more
-      simplex.points[simplex.count++] = p;
+      ++simplex.count;
       SubSimplex next = simplex.closest(false);
       if (!(next.vv < vv)) next = simplex.closest(true);  // signs flipped by rounding
       if (!(next.vv < vv)) {  // rounding floor of the descent reached: keep the last simplex
@@ -1866,7 +1877,7 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
   const double separated2 = kSeparatedFraction * kSeparatedFraction;
   if (!(vv > separated2 * scale * scale)) return false;
   SupportPoint& q = start.points[1];
-  q = difference.support(-p.w);
+  difference.support_into(-p.w, q);
   const double qq = q.w.squaredNorm();
   if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
   const double gap = vv - p.w.dot(q.w);
@@ -1894,7 +1905,7 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
   Vec3 d_A = X_AB.transform_point(interior_point(b)) - interior_point(a);
   if (!(d_A.squaredNorm() > 0.0)) d_A = up_A;
   start.d_A = d_A;
-  start.points[0] = difference.support(d_A);
+  difference.support_into(d_A, start.points[0]);
   start.count = 1;
   return cold_first_iteration(difference, start, sweep, tolerance, counters);
 }
