@@ -1232,16 +1232,19 @@ class Solver {
     const double len = flat_length();
     if (ws_.vertex_count == 4) {
       const double volume = (w(1) - w(0)).dot((w(2) - w(0)).cross(w(3) - w(0)));
-      double longest = 0.0;
+      // The longest edge: one square root of the largest squared length (the same number, the
+      // square root being monotonic and correctly rounded).
+      double longest2 = 0.0;
       for (int i = 0; i < 4; ++i) {
-        for (int j = i + 1; j < 4; ++j) longest = std::max(longest, (w(i) - w(j)).norm());
+        for (int j = i + 1; j < 4; ++j) longest2 = std::max(longest2, (w(i) - w(j)).squaredNorm());
       }
+      const double longest = std::sqrt(longest2);
       if (std::abs(volume) <= len * longest * longest) reduce_flat_tetrahedron();
     }
     if (ws_.vertex_count == 3) {
       const double area2 = (w(1) - w(0)).cross(w(2) - w(0)).norm();
-      const double longest =
-          std::max({(w(1) - w(0)).norm(), (w(2) - w(1)).norm(), (w(2) - w(0)).norm()});
+      const double longest = std::sqrt(std::max(
+          {(w(1) - w(0)).squaredNorm(), (w(2) - w(1)).squaredNorm(), (w(2) - w(0)).squaredNorm()}));
       if (area2 <= len * longest) {
         // Collinear: keep the two points farthest apart.
         const std::array<std::array<int, 2>, 3> pairs = {{{0, 1}, {1, 2}, {0, 2}}};
