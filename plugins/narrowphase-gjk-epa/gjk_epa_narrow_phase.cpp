@@ -727,47 +727,62 @@ struct ColdSeeds {
     const std::uint32_t vertex_a = difference_.vertex_a(p0);
     const std::uint32_t vertex_b = difference_.vertex_b(p0);
     const int limit = std::max(vertices_a, vertices_b) >= kJumpFrom ? kSeeds : 4;
+    // The candidates' heights and vertex pairs only (a point is built for the kept ones at the
+    // end: moving whole points through the insertion cost as much as the rest of fill()).
     std::array<double, kSeeds> height{};
+    std::array<std::uint32_t, kSeeds> moved{};  // the neighbour's vertex index
+    std::array<bool, kSeeds> on_b{};            // a neighbour of B's vertex, else of A's
     int count = 0;
-    const auto offer = [&](SupportPoint& q) {
-      const double h = d_A_.dot(q.w);
+    const auto offer = [&](const Vec3& w, std::uint32_t vertex, bool b_side) {
+      const double h = d_A_.dot(w);
       int k = count < limit ? count++ : limit;
       if (k == limit) {
         if (!(h > height[limit - 1])) return;
         k = limit - 1;
       }
       while (k > 0 && height[k - 1] < h) {
-        out[k] = out[k - 1];
         height[k] = height[k - 1];
+        moved[k] = moved[k - 1];
+        on_b[k] = on_b[k - 1];
         --k;
       }
-      q.d = q.w - centre_A;  // a direction q is about the support point for (warm directions)
-      out[k] = q;
       height[k] = h;
+      moved[k] = vertex;
+      on_b[k] = b_side;
+    };
+    // The points of M next to p0: one vertex of A, or of B (in A's frame as
+    // CoreDifference::support computes it), moved to a neighbour.
+    const auto a_point = [&](std::uint32_t i) { return named_vertex(a_, i); };
+    const auto b_point = [&](std::uint32_t j) -> Vec3 {
+      return X_AB_.R * named_vertex(b_, j) + X_AB_.p;
     };
     if (vertex_a < vertices_a) {
       for_each_neighbour(a_, vertex_a, [&](std::uint32_t i) {
         if (i >= vertices_a) return;
-        SupportPoint q;
-        q.a = named_vertex(a_, i);
-        q.b = p0.b;
-        q.w = q.a - q.b;
-        q.vertex_a = i;
-        q.vertex_b = p0.vertex_b;
-        offer(q);
+        offer(Vec3(a_point(i) - p0.b), i, false);
       });
     }
     if (vertex_b < vertices_b) {
       for_each_neighbour(b_, vertex_b, [&](std::uint32_t j) {
         if (j >= vertices_b) return;
-        SupportPoint q;
-        q.a = p0.a;
-        q.b = X_AB_.R * named_vertex(b_, j) + X_AB_.p;  // as CoreDifference::support
-        q.w = q.a - q.b;
-        q.vertex_a = p0.vertex_a;
-        q.vertex_b = j;
-        offer(q);
+        offer(Vec3(p0.a - b_point(j)), j, true);
       });
+    }
+    for (int k = 0; k < count; ++k) {
+      SupportPoint& q = out[k];
+      if (on_b[k]) {
+        q.a = p0.a;
+        q.b = b_point(moved[k]);
+        q.vertex_a = p0.vertex_a;
+        q.vertex_b = moved[k];
+      } else {
+        q.a = a_point(moved[k]);
+        q.b = p0.b;
+        q.vertex_a = moved[k];
+        q.vertex_b = p0.vertex_b;
+      }
+      q.w = q.a - q.b;
+      q.d = q.w - centre_A;  // a direction q is about the support point for (warm directions)
     }
     return count;
   }
