@@ -1410,10 +1410,11 @@ class Solver {
   }
 
   // Unit normal and offset of a face from its winding; false for a degenerate triangle.
-  bool set_plane(Face& face) const {
-    const Vec3& p0 = w(face.v[0]);
-    const Vec3& p1 = w(face.v[1]);
-    const Vec3& p2 = w(face.v[2]);
+  bool set_plane(Face& face) const { return set_plane(face, ws_.vertices.data()); }
+  static bool set_plane(Face& face, const SupportPoint* vertices) {
+    const Vec3& p0 = vertices[face.v[0]].w;
+    const Vec3& p1 = vertices[face.v[1]].w;
+    const Vec3& p2 = vertices[face.v[2]].w;
     const Vec3 e1 = p1 - p0;
     const Vec3 e2 = p2 - p0;
     const Vec3 n = e1.cross(e2);
@@ -1565,85 +1566,106 @@ class Solver {
   // (the silhouette walk of van den Bergen 2001 and Bullet's EPA), so consecutive fan faces are
   // neighbours. False if the horizon is not one simple loop (rounding misjudged a visibility).
   bool expand(int start, int apex) {
+    // The workspace's arrays by their data pointers (fixed: nothing here reallocates), loaded once
+    // instead of at every access.
+    Face* const faces = ws_.faces.data();
+    double* const face_distance = ws_.face_distance.data();
+    Workspace::WalkStep* const stack = ws_.stack.data();
+    int* const removed_faces = ws_.removed.data();
+    Workspace::HorizonEdge* const horizon_edges = ws_.horizon.data();
+    int* const free_faces = ws_.free_faces.data();
+    std::int64_t* const round_of_vertex = ws_.round_of_vertex.data();
+    const SupportPoint* const vertices = ws_.vertices.data();
     const double visible = 16.0 * kMachineEpsilon * scale_;
-    const Vec3& q = w(apex);
+    const Vec3& q = vertices[apex].w;
     int removed = 0;
     int stacked = 0;
     int horizon = 0;
-    remove_face(start);
-    ws_.removed[removed++] = start;
+    faces[start].alive = false;
+    face_distance[start] = std::numeric_limits<double>::infinity();
+    removed_faces[removed++] = start;
     // Stack entries: (face, edge it was entered through); popped in the recursion's order.
     for (int e = 2; e >= 0; --e) {
-      ws_.stack[stacked++] = {ws_.faces[start].adj[e], ws_.faces[start].adj_edge[e]};
+      stack[stacked++] = {faces[start].adj[e], faces[start].adj_edge[e]};
     }
     while (stacked > 0) {
-      const auto [h, entry] = ws_.stack[--stacked];
-      Face& face = ws_.faces[h];
+      const auto [h, entry] = stack[--stacked];
+      Face& face = faces[h];
       if (!face.alive) continue;
       if (face.n.dot(q) - face.d > visible) {
-        remove_face(h);
-        ws_.removed[removed++] = h;
+        face.alive = false;
+        face_distance[h] = std::numeric_limits<double>::infinity();
+        removed_faces[removed++] = h;
         const int second = entry == 0 ? 2 : entry - 1;  // (entry + 2) % 3, walked last
         const int first = entry == 2 ? 0 : entry + 1;   // (entry + 1) % 3
-        ws_.stack[stacked++] = {face.adj[second], face.adj_edge[second]};
-        ws_.stack[stacked++] = {face.adj[first], face.adj_edge[first]};
+        stack[stacked++] = {face.adj[second], face.adj_edge[second]};
+        stack[stacked++] = {face.adj[first], face.adj_edge[first]};
       } else {
         // The kept face's edge `entry` runs (to → from) in the removed face's winding.
         const int from = face.v[entry == 2 ? 0 : entry + 1];
         const int to = face.v[entry];
-        ws_.horizon[horizon++] = {h, entry, from, to};
+        horizon_edges[horizon++] = {h, entry, from, to};
       }
     }
     if (horizon < 3) return false;
-    for (int i = 0; i < removed; ++i) ws_.free_faces[ws_.free_count++] = ws_.removed[i];
+    // The free list's length in a local (the int stores into the arrays could alias the
+    // member), written back before every return from here on.
+    int free_count = ws_.free_count;
+    for (int i = 0; i < removed; ++i) free_faces[free_count++] = removed_faces[i];
+    ws_.free_count = free_count;
 
     // One simple loop: each edge starts where the last one ended, no vertex twice.
     const std::int64_t round = ++ws_.round;
     for (int k = 0; k < horizon; ++k) {
-      const Workspace::HorizonEdge& edge = ws_.horizon[k];
-      if (edge.to != ws_.horizon[k + 1 == horizon ? 0 : k + 1].from) return false;
-      if (ws_.round_of_vertex[edge.from] == round) return false;
-      ws_.round_of_vertex[edge.from] = round;
+      const Workspace::HorizonEdge& edge = horizon_edges[k];
+      if (edge.to != horizon_edges[k + 1 == horizon ? 0 : k + 1].from) return false;
+      if (round_of_vertex[edge.from] == round) return false;
+      round_of_vertex[edge.from] = round;
     }
 
     int first_new = -1;
     int previous = -1;
     for (int k = 0; k < horizon; ++k) {
-      const Workspace::HorizonEdge& edge = ws_.horizon[k];
+      const Workspace::HorizonEdge& edge = horizon_edges[k];
       int f = 0;
-      if (ws_.free_count > 0) {
-        f = ws_.free_faces[--ws_.free_count];
+      if (free_count > 0) {
+        f = free_faces[--free_count];
       } else if (ws_.face_slots < ws_.face_capacity) {
         f = ws_.face_slots++;
       } else {
+        ws_.free_count = free_count;
         return false;
       }
-      Face& face = ws_.faces[f];
+      Face& face = faces[f];
       face.v = {edge.from, edge.to, apex};
       face.adj[0] = edge.face;
       face.adj_edge[0] = edge.edge;
-      ws_.faces[edge.face].adj[edge.edge] = f;
-      ws_.faces[edge.face].adj_edge[edge.edge] = 0;
+      faces[edge.face].adj[edge.edge] = f;
+      faces[edge.face].adj_edge[edge.edge] = 0;
       // Edge 1 (to → apex) meets the next fan face's edge 2 (apex → its from = our to).
       if (previous >= 0) {
         face.adj[2] = previous;
         face.adj_edge[2] = 1;
-        ws_.faces[previous].adj[1] = f;
-        ws_.faces[previous].adj_edge[1] = 2;
+        faces[previous].adj[1] = f;
+        faces[previous].adj_edge[1] = 2;
       } else {
         first_new = f;
       }
       previous = f;
       // A fan face folded over its horizon edge (the apex projects outside the removed region
       // and rounding misjudged a nearly coplanar neighbour) faces the interior: give up.
-      if (!set_plane(face) || !(face.n.dot(interior_ - q) < 0.0)) return false;
+      if (!set_plane(face, vertices) || !(face.n.dot(interior_ - q) < 0.0)) {
+        ws_.free_count = free_count;
+        return false;
+      }
       face.alive = true;
-      ws_.face_distance[f] = face.d;
+      face_distance[f] = face.d;
     }
-    ws_.faces[previous].adj[1] = first_new;
-    ws_.faces[previous].adj_edge[1] = 2;
-    ws_.faces[first_new].adj[2] = previous;
-    ws_.faces[first_new].adj_edge[2] = 1;
+    faces[previous].adj[1] = first_new;
+    faces[previous].adj_edge[1] = 2;
+    faces[first_new].adj[2] = previous;
+    faces[first_new].adj_edge[2] = 1;
+    ws_.free_count = free_count;
     return true;
   }
 
