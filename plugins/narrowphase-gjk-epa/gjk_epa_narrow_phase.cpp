@@ -2176,7 +2176,8 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
       std::max<std::int64_t>(statistics_.max_iterations_used, counters.iterations);
   if (counters.hit_limit) ++statistics_.iteration_limit_hits;
   if (counters.degenerate) ++statistics_.degenerate_cases;
-  manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
+  // (build_manifold returns at once for one point; the test here spares the call.)
+  if (manifold_points_ > 1) manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold);
 }
 
 }  // namespace contactlab::plugins
