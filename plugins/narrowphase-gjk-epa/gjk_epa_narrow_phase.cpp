@@ -176,7 +176,7 @@ class CoreSupport {
 
   Vec3 operator()(const Vec3& d_G) {
     if (hull_ != nullptr) {
-      vertex_ = hull_support_vertex(*hull_, d_G, vertex_);
+      vertex_ = climb_ ? climb(d_G) : hull_support_vertex(*hull_, d_G, vertex_);
       return hull_->vertices[vertex_];
     }
     if (shape_.type == ShapeType::box) {
@@ -198,6 +198,31 @@ class CoreSupport {
   }
 
   const Shape& shape() const { return shape_; }
+
+  /// hull_support_vertex's climb from vertex_ (a valid index: the constructor, start_at() and
+  /// jump() keep it one) without its per-call checks, the same vertices visited in the same
+  /// order and compared by the same dot products.
+  std::uint32_t climb(const Vec3& d) const {
+    const Vec3* const vertices = hull_->vertices;
+    const std::uint32_t* const offsets = hull_->neighbor_offsets;
+    const std::uint32_t* const neighbors = hull_->neighbors;
+    std::uint32_t best = vertex_;
+    double best_dot = d.dot(vertices[best]);
+    for (bool moved = true; moved;) {
+      moved = false;
+      const std::uint32_t end = offsets[best + 1];
+      for (std::uint32_t k = offsets[best]; k < end; ++k) {
+        const std::uint32_t j = neighbors[k];
+        const double value = d.dot(vertices[j]);
+        if (value > best_dot) {
+          best_dot = value;
+          best = j;
+          moved = true;
+        }
+      }
+    }
+    return best;
+  }
 
   /// The hull vertex found last (0 for other shapes): the next climb's start vertex.
   std::uint32_t last_vertex() const { return vertex_; }
