@@ -1978,7 +1978,8 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
 // Everything of a query but the one-point answers (query() tries those first, with its small
 // frame): the warm or cold start, the first GJK iteration of a cold polytope pair and the solver.
 // `first_warm_point`: the support along the first cached direction, when query() has taken it.
-// `cold_start`: a cold start between polytope cores that query() has begun (ColdStart).
+// `cold_start`: a one-point start between polytope cores that query() has begun (ColdStart):
+// cold, or from a warm point that did not certify.
 [[gnu::noinline]] CoreContact solve_pair(
     const Shape& a, const Shape& b, const Pose& X_AB, const NarrowPhaseCache& cache,
     bool same_types, CoreDifference& difference, double radius_a_m, double radius_b_m,
@@ -2066,21 +2067,6 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
         warm_point_certifies(simplex.points[0], radius_a_m + radius_b_m, tolerance)) {
       return one_point_contact(simplex.points[0], polytope_cores);
     }
-    if (cold_start == nullptr && !from_pairs && simplex.count == 1 && polytope_cores) {
-      // A one-point start between polytope cores that query() has not begun: a warm point the
-      // certificate above did not accept (the pose moved, so its cached direction is no longer
-      // the normal), or a cache of these types with an unexpected count. GJK's first iteration
-      // here, as for a cold start (cold_first_iteration()): it often ends a moved vertex–vertex
-      // contact without the solver's set-up.
-      ColdStart start;
-      start.points[0] = simplex.points[0];
-      start.count = 1;
-      if (cold_first_iteration(difference, start, radius_a_m + radius_b_m, tolerance, counters)) {
-        return one_point_contact(start.points[0], polytope_cores);
-      }
-      simplex.points[1] = start.points[1];
-      simplex.count = start.count;
-    }
     Solver solver(difference, tolerance, polytope_cores, max_iterations, workspace, counters);
     solver.set_seeds(seeds.data(), seed_count, vertex_pair, warm && !from_pairs);
     if (cold_seeds) solver.set_cold_seeds(&*cold_seeds, cold_seed_points.data());
@@ -2152,6 +2138,9 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     }
   }
   // A cold start between polytope cores begins here too: GJK's first iteration often ends it.
+  // So does a warm point between polytope cores that did not certify (the pose moved, so its
+  // cached direction is no longer the normal): GJK's first iteration from it often ends a moved
+  // vertex–vertex contact, again without solve_pair's set-up.
   ColdStart cold_start;
   bool cold_begun = false;
   const SupportPoint* one_point = certified ? &warm_point : nullptr;
@@ -2159,6 +2148,15 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     cold_begun = true;
     if (begin_cold(a, b, X_AB, difference, up_A, radius_a_m + radius_b_m, tolerance_, cold_start,
                    counters)) {
+      one_point = &cold_start.points[0];
+    }
+  } else if (have_warm_point && !certified && polytope_cores) {
+    cold_begun = true;
+    cold_start.points[0] = warm_point;
+    cold_start.count = 1;
+    cold_start.d_A = warm_point.d;
+    if (cold_first_iteration(difference, cold_start, radius_a_m + radius_b_m, tolerance_,
+                             counters)) {
       one_point = &cold_start.points[0];
     }
   }
