@@ -23,8 +23,8 @@
 // steps visit a contact: both orientations and the contact normal swing by up to ±0.1 rad, in
 // K steps per period (at most 0.1·2π/K rad per step: 0.02 rad for K = 32), and B is placed by the
 // same construction at every step, so the distance or depth bound is known at each. A warm start
-// then sees the previous step's pose: realistic temporal coherence. The poses count per path;
-// --poses=N gives N paths of K steps.
+// then sees the previous step's pose: realistic temporal coherence. --poses=N then gives N paths
+// of K steps each (N·K poses).
 // --near_touching replaces the gap by 1e-9 m and the depths by 1e-9–1e-8 m: a stress test of the
 // sign near contact (expect peer warnings), not the timing setting.
 // tools/bench/narrow_phase_table.py runs it and prints the Markdown table of medians and ratios.
