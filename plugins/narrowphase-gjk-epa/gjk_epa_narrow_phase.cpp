@@ -176,7 +176,8 @@ class CoreSupport {
 
   Vec3 operator()(const Vec3& d_G) {
     if (hull_ != nullptr) {
-      vertex_ = climb_ ? climb(d_G) : hull_support_vertex(*hull_, d_G, vertex_);
+      vertex_ = climb_ ? hull_climb_vertex(*hull_, d_G, vertex_)  // vertex_ is kept valid
+                       : hull_support_vertex(*hull_, d_G, vertex_);
       return hull_->vertices[vertex_];
     }
     if (shape_.type == ShapeType::box) {
@@ -198,31 +199,6 @@ class CoreSupport {
   }
 
   const Shape& shape() const { return shape_; }
-
-  /// hull_support_vertex's climb from vertex_ (a valid index: the constructor, start_at() and
-  /// jump() keep it one) without its per-call checks, the same vertices visited in the same
-  /// order and compared by the same dot products.
-  std::uint32_t climb(const Vec3& d) const {
-    const Vec3* const vertices = hull_->vertices;
-    const std::uint32_t* const offsets = hull_->neighbor_offsets;
-    const std::uint32_t* const neighbors = hull_->neighbors;
-    std::uint32_t best = vertex_;
-    double best_dot = d.dot(vertices[best]);
-    for (bool moved = true; moved;) {
-      moved = false;
-      const std::uint32_t end = offsets[best + 1];
-      for (std::uint32_t k = offsets[best]; k < end; ++k) {
-        const std::uint32_t j = neighbors[k];
-        const double value = d.dot(vertices[j]);
-        if (value > best_dot) {
-          best_dot = value;
-          best = j;
-          moved = true;
-        }
-      }
-    }
-    return best;
-  }
 
   /// The hull vertex found last (0 for other shapes): the next climb's start vertex.
   std::uint32_t last_vertex() const { return vertex_; }
@@ -2030,7 +2006,7 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
       for (int j = 0; j < simplex.count; ++j) repeated = repeated || p.w == simplex.points[j].w;
       if (!repeated) simplex.points[simplex.count++] = p;
     }
-  } else if (warm) {
+  } else if (warm && cold_start == nullptr) {  // (a begun start replaces the cached points)
     const int count = static_cast<int>(cache.data[kCacheCount]);
     for (int i = 0; i < count; ++i) {
       const double* d = &cache.data[kCacheDirections + 3 * i];
@@ -2063,7 +2039,7 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
     // A warm start from one cached direction whose support certifies the distance at once (the
     // pose barely moved) is answered here, as Solver::solve would after gjk()'s first check,
     // without setting up the solver: that set-up was a fifth of such a query.
-    if (warm && simplex.count == 1 &&
+    if (warm && cold_start == nullptr && simplex.count == 1 &&
         warm_point_certifies(simplex.points[0], radius_a_m + radius_b_m, tolerance)) {
       return one_point_contact(simplex.points[0], polytope_cores);
     }

@@ -75,6 +75,31 @@ struct ConvexHull {
 /// Hulls with at least this many vertices (and an adjacency) are climbed; smaller ones scanned.
 inline constexpr std::uint32_t kHullClimbFrom = 32;
 
+/// Steepest-ascent climb along the vertex adjacency of `hull` from vertex `start` (a valid index;
+/// the hull has an adjacency) to a vertex maximising d·x (see hull_support_vertex). Each move
+/// strictly increases d·x, so the climb cannot cycle.
+inline std::uint32_t hull_climb_vertex(const ConvexHull& hull, const Vec3& d, std::uint32_t start) {
+  const Vec3* const vertices = hull.vertices;
+  const std::uint32_t* const offsets = hull.neighbor_offsets;
+  const std::uint32_t* const neighbors = hull.neighbors;
+  std::uint32_t best = start;
+  double best_dot = d.dot(vertices[best]);
+  for (bool moved = true; moved;) {
+    moved = false;
+    const std::uint32_t end = offsets[best + 1];
+    for (std::uint32_t k = offsets[best]; k < end; ++k) {
+      const std::uint32_t j = neighbors[k];
+      const double value = d.dot(vertices[j]);
+      if (value > best_dot) {
+        best_dot = value;
+        best = j;
+        moved = true;
+      }
+    }
+  }
+  return best;
+}
+
 /// Index of a vertex of `hull` maximising d·x. Small hulls are scanned; larger ones are climbed
 /// along the vertex adjacency (as Bullet's and Jolt's hull supports do): on a convex polytope a
 /// vertex whose neighbours are all no better is a global maximum of the linear function, so the
@@ -84,30 +109,14 @@ inline constexpr std::uint32_t kHullClimbFrom = 32;
 inline std::uint32_t hull_support_vertex(const ConvexHull& hull, const Vec3& d,
                                          std::uint32_t start = 0) {
   const bool scan = hull.vertex_count < kHullClimbFrom || hull.neighbor_offsets == nullptr;
-  std::uint32_t best = !scan && start < hull.vertex_count ? start : 0;
-  double best_dot = d.dot(hull.vertices[best]);
-  if (scan) {
-    for (std::uint32_t i = 1; i < hull.vertex_count; ++i) {
-      const double value = d.dot(hull.vertices[i]);
-      if (value > best_dot) {
-        best_dot = value;
-        best = i;
-      }
-    }
-    return best;
-  }
-  // Each move strictly increases d·x, so the climb cannot cycle.
-  for (bool moved = true; moved;) {
-    moved = false;
-    const std::uint32_t end = hull.neighbor_offsets[best + 1];
-    for (std::uint32_t k = hull.neighbor_offsets[best]; k < end; ++k) {
-      const std::uint32_t j = hull.neighbors[k];
-      const double value = d.dot(hull.vertices[j]);
-      if (value > best_dot) {
-        best_dot = value;
-        best = j;
-        moved = true;
-      }
+  if (!scan) return hull_climb_vertex(hull, d, start < hull.vertex_count ? start : 0);
+  std::uint32_t best = 0;
+  double best_dot = d.dot(hull.vertices[0]);
+  for (std::uint32_t i = 1; i < hull.vertex_count; ++i) {
+    const double value = d.dot(hull.vertices[i]);
+    if (value > best_dot) {
+      best_dot = value;
+      best = i;
     }
   }
   return best;
