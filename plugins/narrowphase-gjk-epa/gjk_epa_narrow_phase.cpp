@@ -59,6 +59,12 @@ constexpr double kCurvedEpaFraction = 1e-11;
 // steps at most, each with one support and the supports' closed-form derivatives; a step longer
 // than kPolishTrustRadius (radians) is shortened.
 constexpr int kGjkHandoffIterations = 3;
+// GJK on curved cores hands over sooner, with the support it has just taken, once that support's
+// height along −v̂ is within this fraction of |v| (the distance bounds agree to it): −v̂ is then
+// close enough for Newton. Callgrind per cold separated query, cylinder–box / cylinder–cylinder:
+// 5,293 / 6,057 without, 4,917 / 5,705 at 0.05, 4,638 / 5,543 at 0.2, 4,602 / 5,845 at 0.5,
+// 4,861 / 5,970 at 1.
+constexpr double kGjkHandoffGap = 0.2;
 constexpr double kEpaHandoffFraction = 1e-4;
 constexpr double kEpaRetryFraction = 1e-6;
 constexpr int kPolishIterations = 8;
@@ -252,7 +258,9 @@ class CoreDifference {
         R_BA_(X_AB.R.transpose()),
         X_AB_(X_AB),
         cold_(!start_known && (a_.jumps() || b_.jumps())),
-        first_(true) {}
+        first_(true),
+        curved_a_(!polytope_core(a.type)),
+        curved_b_(!polytope_core(b.type)) {}
 
   SupportPoint support(const Vec3& d_A) {
     SupportPoint s;
@@ -299,8 +307,40 @@ class CoreDifference {
   void curvature(const Vec3& d_A, const Vec3& t1, const Vec3& t2, double& q11, double& q12,
                  double& q22) const {
     q11 = q12 = q22 = 0.0;
-    add_core_support_derivative(a_.shape(), d_A, t1, t2, q11, q12, q22);
-    add_core_support_derivative(b_.shape(), -(R_BA_ * d_A), R_BA_ * t1, R_BA_ * t2, q11, q12, q22);
+    // Polytope cores (box, hull, point, segment) have no curvature: their rotations into B's
+    // frame and the call are skipped (a third of a cylinder–box Newton step).
+    if (curved_a_) {
+      if (a_.shape().type == ShapeType::cylinder) {
+        add_rim(a_.shape(), d_A, Vec3(d_A.y(), -d_A.x(), 0.0), t1, t2, q11, q12, q22);
+      } else {
+        add_core_support_derivative(a_.shape(), d_A, t1, t2, q11, q12, q22);
+      }
+    }
+    if (curved_b_) {
+      const Vec3 d_B = -(R_BA_ * d_A);
+      if (b_.shape().type == ShapeType::cylinder) {
+        // The rim's q_B = (d_B.y, −d_B.x, 0) seen in A (R_AB·q_B), instead of t1 and t2 in B.
+        const Vec3 q_A = X_AB_.R.col(0) * d_B.y() - X_AB_.R.col(1) * d_B.x();
+        add_rim(b_.shape(), d_B, q_A, t1, t2, q11, q12, q22);
+      } else {
+        add_core_support_derivative(b_.shape(), d_B, R_BA_ * t1, R_BA_ * t2, q11, q12, q22);
+      }
+    }
+  }
+
+  /// A cylinder core's term of curvature() (add_core_support_derivative's rim): at the direction
+  /// d in its frame, J = (ρ/|d_xy|³)·q qᵀ with q = (d_y, −d_x, 0), given here as q_A in A's frame.
+  static void add_rim(const Shape& cylinder, const Vec3& d, const Vec3& q_A, const Vec3& t1,
+                      const Vec3& t2, double& q11, double& q12, double& q22) {
+    const double radius = cylinder.radius_m - cylinder.smoothing_radius_m;
+    const double radial2 = d.x() * d.x() + d.y() * d.y();
+    if (!(radial2 > 0.0) || !(radius > 0.0)) return;
+    const double k = radius / (radial2 * std::sqrt(radial2));
+    const double c1 = q_A.dot(t1);
+    const double c2 = q_A.dot(t2);
+    q11 += k * c1 * c1;
+    q12 += k * c1 * c2;
+    q22 += k * c2 * c2;
   }
 
   std::uint32_t last_vertex_a() const { return a_.last_vertex(); }
@@ -338,6 +378,8 @@ class CoreDifference {
   // start vertex was found along.
   bool cold_;
   bool first_;
+  bool curved_a_;  // the core has curvature (see curvature())
+  bool curved_b_;
   Vec3 last_a_;  // uninitialised: read only after support() set them (first_)
   Vec3 last_b_;
 };
@@ -853,7 +895,7 @@ class Solver {
       const SupportPoint& p = simplex.points[0];
       simplex.v = p.d * (-p.w.norm() / p.d.norm());  // |v| = |w|: the polish's upper bound
       CoreContact polished;
-      if (polish_separated(simplex, polished)) return polished;
+      if (polish_separated(simplex, polished, &p)) return polished;
     }
     bool enclosed = gjk(simplex, polytope_cores_ ? 0 : kGjkHandoffIterations);
     if (handed_off_) {
@@ -861,7 +903,7 @@ class Solver {
       // separated (certified by the distance bounds), and GJK resumes otherwise.
       CoreContact polished;
       if (simplex.v.squaredNorm() > sq(kSeparatedFraction * scale_) &&
-          polish_separated(simplex, polished)) {
+          polish_separated(simplex, polished, &simplex.points[simplex.count])) {
         return polished;
       }
       enclosed = gjk(simplex, 0);
@@ -922,10 +964,6 @@ class Solver {
     for (int iteration = 0; iteration < max_iterations_; ++iteration) {
       const double vv = simplex.v.squaredNorm();
       if (simplex.count == 4 || vv <= sq(kEnclosingFraction * scale_)) return true;
-      if (handoff > 0 && iteration >= handoff) {
-        handed_off_ = true;
-        return false;
-      }
       if (iteration == 0 && simplex.count == 1 && exact_directions_) {
         // The one point w is M's support along its direction d, so −d̂·w bounds the distance
         // from below (the plane d·x = d·w separates the origin from M when positive) and |w|
@@ -946,6 +984,15 @@ class Solver {
       if (gap <= tolerance_ * vv ||
           gap <= tolerance_ * vv + 8.0 * kMachineEpsilon * scale_ * std::sqrt(vv)) {
         break;
+      }
+      // The hand-off to Newton (polish_separated) after `handoff` iterations, or sooner once the
+      // support along −v comes within kGjkHandoffGap·|v|² of |v|² (the distance bounds agree
+      // to about that fraction: −v̂ is a good start). The polish starts from −v̂ with this
+      // support, p, as its first evaluation (simplex.points[simplex.count], outside the
+      // simplex: GJK resumes without it if the polish does not end the query).
+      if (handoff > 0 && (iteration + 1 > handoff || gap <= kGjkHandoffGap * vv)) {
+        handed_off_ = true;
+        return false;
       }
       bool repeated = false;
       for (int i = 0; i < simplex.count; ++i) {
@@ -1042,7 +1089,10 @@ class Solver {
   // the best bounds agree to the tolerance (GJK's own stopping rule, so the result is as exact as
   // GJK's), with the support point of the best upper bound as the closest point. False otherwise
   // (a flat or kinked part of M, or overlapping cores): GJK resumes from `simplex`.
-  bool polish_separated(const Simplex& simplex, CoreContact& out) {
+  // `first`: M's support along −v (a warm start's point), when known: the first evaluation
+  // takes it instead of a support of its own.
+  bool polish_separated(const Simplex& simplex, CoreContact& out,
+                        const SupportPoint* first = nullptr) {
     double upper = simplex.v.norm();
     double lower = -std::numeric_limits<double>::infinity();
     Vec3 m = -simplex.v / upper;
@@ -1057,8 +1107,13 @@ class Solver {
     bool have_iterate = false;
     Vec3 trial = m;
     for (int evaluation = 0; evaluation < kPolishSeparatedEvaluations; ++evaluation) {
-      const SupportPoint q = support(trial);
-      ++counters_.iterations;
+      SupportPoint q;
+      if (evaluation == 0 && first != nullptr) {
+        q = *first;
+      } else {
+        support_into(trial, q);
+        ++counters_.iterations;
+      }
       grow_scale(q.w);
       const double h_trial = trial.dot(q.w);
       lower = std::max(lower, -h_trial);
