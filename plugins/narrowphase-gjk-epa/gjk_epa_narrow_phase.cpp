@@ -1096,61 +1096,63 @@ class Solver {
     double upper = simplex.v.norm();
     double lower = -std::numeric_limits<double>::infinity();
     Vec3 m = -simplex.v / upper;
-    SupportPoint closest;
-    bool have_closest = false;
+    // The supports live in `slots` (or are `first`) and are referred to, not copied (two copies
+    // of a support point per evaluation were a tenth of a cold cylinder query): `closest`, that
+    // of the best upper bound, and `p`, the iterate's; a new one goes to a slot neither uses.
+    std::array<SupportPoint, 3> slots;
+    const SupportPoint* closest = nullptr;
     // The iterate m with its support p and height h; a trial direction replaces it only when it
     // raises the lower bound −h, else a step half as long is tried from m (from a start far from
     // the answer full steps overshoot).
-    SupportPoint p;
+    const SupportPoint* p = nullptr;
     double h = 0.0;
     double radius = kPolishTrustRadius;
-    bool have_iterate = false;
     Vec3 trial = m;
     for (int evaluation = 0; evaluation < kPolishSeparatedEvaluations; ++evaluation) {
-      SupportPoint q;
-      if (evaluation == 0 && first != nullptr) {
-        q = *first;
-      } else {
-        support_into(trial, q);
+      const SupportPoint* q = first;
+      if (evaluation > 0 || first == nullptr) {
+        SupportPoint* slot = &slots[0];
+        if (slot == closest || slot == p) slot = &slots[1];
+        if (slot == closest || slot == p) slot = &slots[2];
+        support_into(trial, *slot);
         ++counters_.iterations;
+        q = slot;
       }
-      grow_scale(q.w);
-      const double h_trial = trial.dot(q.w);
+      grow_scale(q->w);
+      const double h_trial = trial.dot(q->w);
       lower = std::max(lower, -h_trial);
-      const double length = q.w.norm();
+      const double length = q->w.norm();
       if (length < upper) {
         upper = length;
         closest = q;
-        have_closest = true;
       }
       if (upper - lower <= tolerance_ * upper + 8.0 * kMachineEpsilon * scale_) {
         if (!(lower > 0.0)) return false;
-        if (!have_closest) {
+        if (closest == nullptr) {
           out = separated(simplex);
           return true;
         }
         out.distance_m = upper;
-        out.normal = closest.w * (-1.0 / upper);
-        out.point_a = closest.a;
-        out.point_b = closest.b;
+        out.normal = closest->w * (-1.0 / upper);
+        out.point_a = closest->a;
+        out.point_b = closest->b;
         out.warm_count = 1;
-        out.warm_directions[0] = closest.d;
+        out.warm_directions[0] = closest->d;
         return true;
       }
-      if (have_iterate && !(-h_trial > -h)) {
+      if (p != nullptr && !(-h_trial > -h)) {
         // No progress: from m again, half as far as this trial went (its chord, about the angle).
         radius = 0.5 * std::min(radius, (trial - m).norm());
         if (radius < kPolishMinRadius) return false;
       } else {
-        if (have_iterate) radius = std::min(kPolishTrustRadius, 2.0 * radius);
+        if (p != nullptr) radius = std::min(kPolishTrustRadius, 2.0 * radius);
         m = trial;
         p = q;
         h = h_trial;
-        have_iterate = true;
       }
       if (evaluation >= 2 && !(lower > 0.0)) return false;  // most likely overlapping
       double decrease = 0.0;
-      if (!newton_step(m, p, h, trial, decrease, radius)) return false;
+      if (!newton_step(m, *p, h, trial, decrease, radius)) return false;
     }
     return false;
   }
