@@ -1071,15 +1071,20 @@ class Solver {
     if (!(h11 > 0.0 && h22 > 0.0 && det > 0.0) || !std::isfinite(det)) return false;
     const double g1 = t1.dot(p.w);
     const double g2 = t2.dot(p.w);
-    double a = -(h22 * g1 - h12 * g2) / det;
-    double b = -(h11 * g2 - h12 * g1) / det;
+    // (One division, one square root each for the step and its normalisation: their latency is
+    // most of a step's time.)
+    const double inverse_det = 1.0 / det;
+    double a = -(h22 * g1 - h12 * g2) * inverse_det;
+    double b = -(h11 * g2 - h12 * g1) * inverse_det;
     decrease = -0.5 * (a * g1 + b * g2);
-    const double length = std::sqrt(a * a + b * b);
-    if (length > trust_radius) {
-      a *= trust_radius / length;
-      b *= trust_radius / length;
+    const double length2 = a * a + b * b;
+    if (length2 > trust_radius * trust_radius) {
+      const double shorten = trust_radius / std::sqrt(length2);
+      a *= shorten;
+      b *= shorten;
     }
-    next = (m + a * t1 + b * t2).normalized();
+    const Vec3 u = m + a * t1 + b * t2;
+    next = u * (1.0 / std::sqrt(u.squaredNorm()));
     return std::isfinite(decrease) && next.allFinite();
   }
 
@@ -1095,7 +1100,7 @@ class Solver {
                         const SupportPoint* first = nullptr) {
     double upper = simplex.v.norm();
     double lower = -std::numeric_limits<double>::infinity();
-    Vec3 m = -simplex.v / upper;
+    Vec3 m = simplex.v * (-1.0 / upper);
     // The supports live in `slots` (or are `first`) and are referred to, not copied (two copies
     // of a support point per evaluation were a tenth of a cold cylinder query): `closest`, that
     // of the best upper bound, and `p`, the iterate's; a new one goes to a slot neither uses.
