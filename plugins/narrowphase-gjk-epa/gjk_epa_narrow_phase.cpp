@@ -887,15 +887,23 @@ class Solver {
       largest2 = std::max(largest2, simplex.points[i].w.squaredNorm());
     }
     scale_ = std::sqrt(largest2);
-    if (!polytope_cores_ && exact_directions_ && simplex.count == 1 &&
+    if (!polytope_cores_ && simplex.count == 1 &&
         simplex.points[0].w.squaredNorm() > sq(kSeparatedFraction * scale_)) {
-      // A warm start of separated curved cores from the last answer's direction (one point):
-      // near the answer already, so Newton takes over at once instead of after GJK's hand-off
-      // iterations. GJK starts from the same point if the polish does not end it.
+      // One point between curved cores, M's support along its direction d (the starts of
+      // solve_pair between curved cores are supports): a warm start from the last answer's
+      // direction is near the answer already, and a cold start's centre-to-centre direction may
+      // be (its bounds, −d̂·w and |w|, agree to kGjkHandoffGap as for GJK's hand-off), so Newton
+      // takes over at once instead of after GJK's iterations. GJK starts from the same point if
+      // the polish does not end it.
       const SupportPoint& p = simplex.points[0];
-      simplex.v = p.d * (-p.w.norm() / p.d.norm());  // |v| = |w|: the polish's upper bound
-      CoreContact polished;
-      if (polish_separated(simplex, polished, &p)) return polished;
+      const double norm_w = p.w.norm();
+      const double norm_d = p.d.norm();
+      if (exact_directions_ ||
+          norm_w * norm_d + p.d.dot(p.w) <= kGjkHandoffGap * (norm_w * norm_d)) {
+        simplex.v = p.d * (-norm_w / norm_d);  // |v| = |w|: the polish's upper bound
+        CoreContact polished;
+        if (polish_separated(simplex, polished, &p)) return polished;
+      }
     }
     bool enclosed = gjk(simplex, polytope_cores_ ? 0 : kGjkHandoffIterations);
     if (handed_off_) {
