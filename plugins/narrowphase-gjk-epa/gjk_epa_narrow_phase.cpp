@@ -216,6 +216,8 @@ class CoreSupport {
   /// A hull large enough for jump() to pay (measured: 256 vertices gain, 32 lose a little).
   bool jumps() const { return climb_ && hull_->vertex_count >= kJumpFrom; }
   bool is_box() const { return shape_.type == ShapeType::box; }
+  /// A box core's half sizes (zero for other shapes).
+  const Vec3& box_half_extents() const { return box_half_extents_; }
   /// Starts the next climb at hull vertex `vertex` (a vertex an earlier support returned).
   void start_at(std::uint32_t vertex) { vertex_ = vertex; }
   /// Starts the next climb at the highest along d_G of the current start vertex and about √n
@@ -263,7 +265,8 @@ class CoreDifference {
         cold_(!start_known && (a_.jumps() || b_.jumps())),
         first_(true),
         curved_a_(!polytope_core(a.type)),
-        curved_b_(!polytope_core(b.type)) {}
+        curved_b_(!polytope_core(b.type)),
+        boxes_(a_.is_box() && b_.is_box()) {}
 
   SupportPoint support(const Vec3& d_A) {
     SupportPoint s;
@@ -274,6 +277,16 @@ class CoreDifference {
   // support() written into `s` in place (no copy of the point where it is kept: GJK's simplex).
   void support_into(const Vec3& d_A, SupportPoint& s) {
     s.d = d_A;
+    if (boxes_) {
+      // Two boxes: corners by the signs, without the general dispatch (a box's support along
+      // −d is minus its support along d, zero components included, as copysign goes).
+      s.a = box_corner(a_.box_half_extents(), d_A);
+      s.b = X_AB_.p - X_AB_.R * box_corner(b_.box_half_extents(), R_BA_ * d_A);
+      s.w = s.a - s.b;
+      s.vertex_a = 0;
+      s.vertex_b = 0;
+      return;
+    }
     if (cold_) [[unlikely]] {
       jump_if_turned(d_A);
     }
@@ -383,6 +396,7 @@ class CoreDifference {
   bool first_;
   bool curved_a_;  // the core has curvature (see curvature())
   bool curved_b_;
+  bool boxes_;  // two boxes: support_into's own path
   Vec3 last_a_;  // uninitialised: read only after support() set them (first_)
   Vec3 last_b_;
 };
