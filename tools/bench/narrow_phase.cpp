@@ -13,7 +13,7 @@
 // poses; plugins get one warm-start cache per pose slot. One benchmark iteration is one query,
 // so the reported time is ns per query (median over repetitions).
 //
-// Usage: build/bin/bench_narrow_phase [--poses=1024] [--seed=1] [--near_touching]
+// Usage: build/bin/bench_narrow_phase [--poses=1024] [--seed=1] [--near_touching] [--faces]
 //                                      [--cold | --moving[=32]] [Google Benchmark flags]
 // --cold clears each plugin's warm-start cache before every query (a first contact at a new pose;
 // the clearing itself, a 136-byte store, is timed with the query). By default each pose slot keeps
@@ -25,6 +25,10 @@
 // same construction at every step, so the distance or depth bound is known at each. A warm start
 // then sees the previous step's pose: realistic temporal coherence. --poses=N then gives N paths
 // of K steps each (N·K poses).
+// --faces puts B's lowest vertex above a point inside a face of A's (a box face, a cylinder cap, a
+// hull triangle; sphere A as by default) instead of above A's support along a random n: face–vertex
+// contacts, whose closest point of M lies inside a face of M, where the default gives vertex–vertex
+// contacts (a corner of M, the easiest case for GJK). The distance is still exactly s.
 // --near_touching replaces the gap by 1e-9 m and the depths by 1e-9–1e-8 m: a stress test of the
 // sign near contact (expect peer warnings), not the timing setting.
 // tools/bench/narrow_phase_table.py runs it and prints the Markdown table of medians and ratios.
@@ -80,6 +84,7 @@ struct PoseSpec {
   double gap_m = 0.10 * kSize_m;        // separated poses: exact distance
   double min_depth_m = 0.01 * kSize_m;  // overlapping poses: depth along n, uniform in
   double max_depth_m = 0.05 * kSize_m;  // [min_depth_m, max_depth_m]
+  bool faces = false;                   // --faces: n is a face normal of A (face_anchor)
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -124,6 +129,57 @@ void place_b(const Shape& a, const Shape& b, const Vec3& n_W, PosePair& pose) {
   pose.X_WB.p = a_W - b_rel_W + pose.s_m * n_W;
 }
 
+/// B placed so that its support point along −n_W sits at a_W + s·n_W, a_W a point of A's surface
+/// where n_W is an outward normal of A (--faces).
+void place_b_at(const Shape& b, const Vec3& a_W, const Vec3& n_W, PosePair& pose) {
+  const Vec3 b_rel_W = pose.X_WB.R * support(b, pose.X_WB.R.transpose() * -n_W);
+  pose.X_WB.p = a_W - b_rel_W + pose.s_m * n_W;
+}
+
+/// --faces: a face of A's and a point inside it, in A's frame: a random face of a box (the point
+/// uniform over its middle 80 % in each direction), a cylinder's cap (within 0.8 of its radius), a
+/// hull's boundary triangle (random barycentric weights of at least 0.1 each). B's support along
+/// the face's inward normal, a vertex at random orientations, goes above that point: a face–vertex
+/// contact, where the closest point of M lies inside one of M's faces (the default construction,
+/// a random n, gives vertex–vertex contacts: a corner of M). False for shapes without flat faces.
+bool face_anchor(const Shape& a, std::mt19937_64& rng, Vec3& n_A, Vec3& p_A) {
+  std::uniform_real_distribution<double> unit(-0.8, 0.8);
+  std::uniform_int_distribution<int> pick(0, 5);
+  if (a.type == ShapeType::box) {
+    const int face = pick(rng);
+    const int axis = face / 2;
+    const double sign = face % 2 == 0 ? 1.0 : -1.0;
+    n_A = Vec3::Zero();
+    n_A[axis] = sign;
+    for (int k = 0; k < 3; ++k) p_A[k] = unit(rng) * a.half_extents_m[k];
+    p_A[axis] = sign * a.half_extents_m[axis];
+    return true;
+  }
+  if (a.type == ShapeType::cylinder) {
+    const double sign = pick(rng) % 2 == 0 ? 1.0 : -1.0;
+    double x, y;
+    do {
+      x = unit(rng);
+      y = unit(rng);
+    } while (x * x + y * y > 0.64);
+    n_A = Vec3(0.0, 0.0, sign);
+    p_A = Vec3(x * a.radius_m, y * a.radius_m, sign * a.half_length_m);
+    return true;
+  }
+  if (a.type == ShapeType::convex_hull && a.hull->triangle_count > 0) {
+    const ConvexHull& hull = *a.hull;
+    std::uniform_int_distribution<std::uint32_t> triangle(0, hull.triangle_count - 1);
+    std::uniform_real_distribution<double> weight(0.1, 1.0);
+    const std::uint32_t* t = hull.triangles + 3 * triangle(rng);
+    const Vec3 &v0 = hull.vertices[t[0]], &v1 = hull.vertices[t[1]], &v2 = hull.vertices[t[2]];
+    n_A = (v1 - v0).cross(v2 - v0).normalized();  // outward: counter-clockwise from outside
+    const double w0 = weight(rng), w1 = weight(rng), w2 = weight(rng);
+    p_A = (w0 * v0 + w1 * v1 + w2 * v2) / (w0 + w1 + w2);
+    return true;
+  }
+  return false;
+}
+
 /// n random poses (steps = 0), or n closed paths of `steps` poses each (--moving), stored step
 /// by step: pose k·n + i is step k of path i, so the loop over the poses visits every path's
 /// steps in order and path i keeps warm-start cache i.
@@ -143,8 +199,18 @@ std::vector<PosePair> make_poses(const Shape& a, const Shape& b, bool overlappin
     base.X_WB.R = random_rotation(rng);
     const Vec3 n_W = random_unit(rng);
     base.s_m = overlapping ? -depth(rng) : spec.gap_m;
+    Vec3 face_n_A, face_p_A;
+    const bool on_face = spec.faces && face_anchor(a, rng, face_n_A, face_p_A);
+    // A face contact follows A: its normal and point turn with A's orientation.
+    auto place = [&](PosePair& pose, const Vec3& random_n_W) {
+      if (on_face) {
+        place_b_at(b, pose.X_WA.transform_point(face_p_A), pose.X_WA.R * face_n_A, pose);
+      } else {
+        place_b(a, b, random_n_W, pose);
+      }
+    };
     if (steps == 0) {
-      place_b(a, b, n_W, base);
+      place(base, n_W);
       poses[i] = base;
       continue;
     }
@@ -165,7 +231,7 @@ std::vector<PosePair> make_poses(const Shape& a, const Shape& b, bool overlappin
       pose = base;
       pose.X_WA.R = swing(0) * base.X_WA.R;
       pose.X_WB.R = swing(1) * base.X_WB.R;
-      place_b(a, b, swing(2) * n_W, pose);
+      place(pose, swing(2) * n_W);
     }
   }
   return poses;
@@ -713,6 +779,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "error: --moving=K needs K >= 2 steps per path, got %s\n", argv[i]);
         return 2;
       }
+    } else if (std::strcmp(argv[i], "--faces") == 0) {
+      spec.faces = true;
     } else if (std::strcmp(argv[i], "--near_touching") == 0) {
       spec.gap_m = 1e-9 * kSize_m;
       spec.min_depth_m = 1e-9 * kSize_m;
@@ -720,7 +788,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "unknown argument %s\nusage: %s [--poses=1024] [--seed=1] [--near_touching] "
-                   "[--cold | --moving[=32]] [Google Benchmark flags]\n",
+                   "[--faces] [--cold | --moving[=32]] [Google Benchmark flags]\n",
                    argv[i], argv[0]);
       return 2;
     }
