@@ -75,6 +75,10 @@ constexpr double kPolishTrustRadius = 0.25;
 // The separated polish backtracks: a trial that does not raise the distance's lower bound halves
 // the step, down to kPolishMinRadius (radians), within kPolishSeparatedEvaluations supports.
 constexpr int kPolishSeparatedEvaluations = 16;
+// Separated curved cores: when a Newton step fails, the flat faces near the direction (a box's
+// face, a cylinder's or frustum's cap within 60° of the direction, Solver::face_certificate) are
+// tried as the closest features, where the support function has a kink Newton cannot step across.
+constexpr double kCapCosine = 0.5;
 constexpr double kPolishMinRadius = 1e-3;
 
 // Cores that are polytopes: EPA on them terminates exactly.
@@ -218,6 +222,48 @@ class CoreSupport {
   bool is_box() const { return shape_.type == ShapeType::box; }
   /// A box core's half sizes (zero for other shapes).
   const Vec3& box_half_extents() const { return box_half_extents_; }
+
+  /// The outward normal (G frame) of the flat face of the core nearest to the unit direction d_G,
+  /// when one is near: a box's face along d_G's largest component; a cylinder's or frustum's cap
+  /// on d_G's side of the axis when d_G is within kCapAngle of it. False for other shapes (a
+  /// hull's faces are left to GJK).
+  bool flat_face_normal(const Vec3& d_G, Vec3& n_G) const {
+    if (shape_.type == ShapeType::box) {
+      int k = 0;
+      if (d_G.cwiseAbs().maxCoeff(&k) < kCapCosine) return false;
+      n_G = Vec3::Zero();
+      n_G[k] = d_G[k] < 0.0 ? -1.0 : 1.0;
+      return true;
+    }
+    if ((shape_.type == ShapeType::cylinder || shape_.type == ShapeType::cone) &&
+        std::abs(d_G.z()) >= kCapCosine) {
+      n_G = Vec3(0.0, 0.0, d_G.z() < 0.0 ? -1.0 : 1.0);
+      return true;
+    }
+    return false;
+  }
+
+  /// Whether the point p_G lies in the core, `slack` outside its surface at most: boxes,
+  /// cylinders and frustums (the shapes flat_face_normal() names faces of).
+  bool core_contains(const Vec3& p_G, double slack) const {
+    const double r = shape_.smoothing_radius_m;
+    if (shape_.type == ShapeType::box) {
+      return (p_G.cwiseAbs() - box_half_extents_).maxCoeff() <= slack;
+    }
+    if (shape_.type == ShapeType::cylinder || shape_.type == ShapeType::cone) {
+      const double h = shape_.half_length_m - r;
+      if (std::abs(p_G.z()) > h + slack) return false;
+      double radius = shape_.radius_m - r;  // cylinder; a frustum's radius is linear in z
+      if (shape_.type == ShapeType::cone) {
+        const double base = std::max(0.0, shape_.radius_m - r);
+        const double top = std::max(0.0, shape_.top_radius_m - r);
+        const double t = h > 0.0 ? std::clamp((p_G.z() + h) / (2.0 * h), 0.0, 1.0) : 0.5;
+        radius = base + t * (top - base);
+      }
+      return p_G.x() * p_G.x() + p_G.y() * p_G.y() <= (radius + slack) * (radius + slack);
+    }
+    return false;
+  }
   /// Starts the next climb at hull vertex `vertex` (a vertex an earlier support returned).
   void start_at(std::uint32_t vertex) { vertex_ = vertex; }
   /// Starts the next climb at the highest along d_G of the current start vertex and about √n
@@ -359,6 +405,20 @@ class CoreDifference {
     q22 += k * c2 * c2;
   }
 
+  /// The direction of M (unit, A's frame) along which a flat face of A's near the unit direction
+  /// m of M supports it (the face's outward normal); false when A has none there.
+  bool a_face_direction(const Vec3& m, Vec3& n) const { return a_.flat_face_normal(m, n); }
+  /// The same for a face of B's near −m (minus its outward normal, seen in A).
+  bool b_face_direction(const Vec3& m, Vec3& n) const {
+    if (!b_.flat_face_normal(-(R_BA_ * m), n)) return false;
+    n = -(X_AB_.R * n);
+    return true;
+  }
+  bool a_contains(const Vec3& p_A, double slack) const { return a_.core_contains(p_A, slack); }
+  bool b_contains(const Vec3& p_A, double slack) const {
+    return b_.core_contains(R_BA_ * (p_A - X_AB_.p), slack);
+  }
+
   std::uint32_t last_vertex_a() const { return a_.last_vertex(); }
   std::uint32_t last_vertex_b() const { return b_.last_vertex(); }
 
@@ -396,7 +456,7 @@ class CoreDifference {
   bool first_;
   bool curved_a_;  // the core has curvature (see curvature())
   bool curved_b_;
-  bool boxes_;  // two boxes: support_into's own path
+  bool boxes_;   // two boxes: support_into's own path
   Vec3 last_a_;  // uninitialised: read only after support() set them (first_)
   Vec3 last_b_;
 };
@@ -1119,6 +1179,41 @@ class Solver {
   // the best bounds agree to the tolerance (GJK's own stopping rule, so the result is as exact as
   // GJK's), with the support point of the best upper bound as the closest point. False otherwise
   // (a flat or kinked part of M, or overlapping cores): GJK resumes from `simplex`.
+  // Separated cores whose closest points lie on a flat face of one of them (a cylinder's cap
+  // over a box's corner, a cylinder's rim over a box's face): along that face's normal n the
+  // support point q = s_M(n) gives the lower bound −h, h = n·q.w, as in polish_separated(), and
+  // B's support point moved onto A's supporting plane, q.b + h·n, is a point of A when A's face
+  // holds it (or A's moved onto B's plane, q.a − h·n, a point of B): that pair of points is at the
+  // lower bound, the exact distance. Newton cannot get there: the support function has a kink at
+  // n (the whole face is the support), where its steps overshoot and backtrack. Tries A's face
+  // nearest to the unit direction m of M and B's nearest to −m; true with `out` set when one
+  // certifies the distance.
+  bool face_certificate(const Vec3& m, CoreContact& out) {
+    Vec3 n;
+    return (m_.a_face_direction(m, n) && certify_face(n, true, out)) ||
+           (m_.b_face_direction(m, n) && certify_face(n, false, out));
+  }
+  // face_certificate()'s test along the face normal n (a direction of M) of A's (on_a) or B's.
+  bool certify_face(const Vec3& n, bool on_a, CoreContact& out) {
+    const SupportPoint q = support(n);
+    ++counters_.iterations;
+    grow_scale(q.w);
+    const double h = n.dot(q.w);
+    if (!(h < 0.0)) return false;  // n does not separate the cores
+    const double slack = 8.0 * kMachineEpsilon * scale_;
+    // (B as moved by refine()'s shift_, as q.b is)
+    if (on_a ? !m_.a_contains(q.b + h * n, slack) : !m_.b_contains(q.a - h * n - shift_, slack)) {
+      return false;
+    }
+    out.distance_m = -h;
+    out.normal = n;
+    out.point_a = on_a ? Vec3(q.b + h * n) : q.a;
+    out.point_b = on_a ? q.b : Vec3(q.a - h * n);
+    out.warm_count = 1;
+    out.warm_directions[0] = n;
+    return true;
+  }
+
   // `first`: M's support along −v (a warm start's point), when known: the first evaluation
   // takes it instead of a support of its own.
   bool polish_separated(const Simplex& simplex, CoreContact& out,
@@ -1137,6 +1232,7 @@ class Solver {
     const SupportPoint* p = nullptr;
     double h = 0.0;
     double radius = kPolishTrustRadius;
+    bool faces_tried = false;
     Vec3 trial = m;
     for (int evaluation = 0; evaluation < kPolishSeparatedEvaluations; ++evaluation) {
       const SupportPoint* q = first;
@@ -1171,7 +1267,12 @@ class Solver {
         return true;
       }
       if (p != nullptr && !(-h_trial > -h)) {
-        // No progress: from m again, half as far as this trial went (its chord, about the angle).
+        // No progress: a flat face's kink (face_certificate(), tried once), or else from m
+        // again, half as far as this trial went (its chord, about the angle).
+        if (!faces_tried) {
+          faces_tried = true;
+          if (face_certificate(m, out)) return true;
+        }
         radius = 0.5 * std::min(radius, (trial - m).norm());
         if (radius < kPolishMinRadius) return false;
       } else {
@@ -1182,7 +1283,9 @@ class Solver {
       }
       if (evaluation >= 2 && !(lower > 0.0)) return false;  // most likely overlapping
       double decrease = 0.0;
-      if (!newton_step(m, *p, h, trial, decrease, radius)) return false;
+      if (!newton_step(m, *p, h, trial, decrease, radius)) {
+        return !faces_tried && face_certificate(m, out);
+      }
     }
     return false;
   }
