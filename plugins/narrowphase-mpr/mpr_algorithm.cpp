@@ -15,7 +15,12 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <type_traits>
 #include <utility>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace contactlab::plugins::mpr {
 
@@ -102,36 +107,42 @@ struct Vector3 {
   T y{};
   T z{};
 
-  static Vector3 from(const Vec3& v) { return {T(v.x()), T(v.y()), T(v.z())}; }
-  Vec3 to_vec3() const { return Vec3(to_double(x), to_double(y), to_double(z)); }
+  [[gnu::always_inline]] static Vector3 from(const Vec3& v) {
+    return {T(v.x()), T(v.y()), T(v.z())};
+  }
+  [[gnu::always_inline]] Vec3 to_vec3() const {
+    return Vec3(to_double(x), to_double(y), to_double(z));
+  }
 
-  friend Vector3 operator+(const Vector3& a, const Vector3& b) {
+  [[gnu::always_inline]] friend Vector3 operator+(const Vector3& a, const Vector3& b) {
     return {a.x + b.x, a.y + b.y, a.z + b.z};
   }
-  friend Vector3 operator-(const Vector3& a, const Vector3& b) {
+  [[gnu::always_inline]] friend Vector3 operator-(const Vector3& a, const Vector3& b) {
     return {a.x - b.x, a.y - b.y, a.z - b.z};
   }
-  friend Vector3 operator-(const Vector3& a) { return {-a.x, -a.y, -a.z}; }
-  friend Vector3 operator*(const Vector3& a, const T& s) { return {a.x * s, a.y * s, a.z * s}; }
+  [[gnu::always_inline]] friend Vector3 operator-(const Vector3& a) { return {-a.x, -a.y, -a.z}; }
+  [[gnu::always_inline]] friend Vector3 operator*(const Vector3& a, const T& s) {
+    return {a.x * s, a.y * s, a.z * s};
+  }
   /// One reciprocal and three products (a double-double division costs several products).
-  friend Vector3 operator/(const Vector3& a, const T& s) {
+  [[gnu::always_inline]] friend Vector3 operator/(const Vector3& a, const T& s) {
     const T inverse = T(1.0) / s;
     return {a.x * inverse, a.y * inverse, a.z * inverse};
   }
 };
 
 template <class T>
-T dot(const Vector3<T>& a, const Vector3<T>& b) {
+[[gnu::always_inline]] inline T dot(const Vector3<T>& a, const Vector3<T>& b) {
   return a.x * b.x + a.y * b.y + a.z * b.z;
 }
 
 template <class T>
-Vector3<T> cross(const Vector3<T>& a, const Vector3<T>& b) {
+[[gnu::always_inline]] inline Vector3<T> cross(const Vector3<T>& a, const Vector3<T>& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 
 template <class T>
-T norm(const Vector3<T>& a) {
+[[gnu::always_inline]] inline T norm(const Vector3<T>& a) {
   using std::sqrt;
   return sqrt(dot(a, a));
 }
@@ -448,7 +459,7 @@ inline std::uint32_t climb_support_vertex(const ConvexHull& hull, const Vec3& d,
 
 /// A box's core half extents, or a cylinder's core (radius, 0, half length); zero for other
 /// shapes (the solver's support shortcuts, Solver::support_point).
-inline Vec3 core_size(const Shape& shape) {
+[[gnu::always_inline]] inline Vec3 core_size(const Shape& shape) {
   const double r = shape.smoothing_radius_m;
   if (shape.type == ShapeType::box) return shape.half_extents_m - Vec3::Constant(r);
   if (shape.type == ShapeType::cylinder) {
@@ -522,7 +533,83 @@ constexpr std::uint32_t kClimbSeeds = 32;
   }
 }
 
-template <class T>
+#if defined(__SSE2__)
+constexpr bool kPackedSupport = true;
+
+/// The core support point of A ⊖ B for two boxes in double, in A's frame (Solver::box_support):
+/// the same products and sums in the same order as the scalar support_point, x and y in one SSE2
+/// register. B's corner takes the sign bits of −e_B, A's those of e (copysign).
+class PackedBoxSupport {
+ public:
+  void set(const Mat3& R_AB, const Vec3& p_AB, const Vec3& core_a, const Vec3& core_b) {
+    R_ = &R_AB;
+    t_z_ = p_AB.z();
+    for (int j = 0; j < 3; ++j) {
+      row_[j] = _mm_set_pd(R_AB(j, 1), R_AB(j, 0));
+      col_[j] = _mm_loadu_pd(&R_AB(0, j));
+    }
+    const __m128d sign = _mm_set1_pd(-0.0);
+    t01_ = _mm_loadu_pd(p_AB.data());
+    a01_ = _mm_andnot_pd(sign, _mm_loadu_pd(core_a.data()));
+    b01_ = _mm_andnot_pd(sign, _mm_loadu_pd(core_b.data()));
+    a2_ = _mm_andnot_pd(sign, _mm_set_sd(core_a.z()));
+    b2_ = _mm_andnot_pd(sign, _mm_set_sd(core_b.z()));
+  }
+
+  /// The support point p = a − b, A's point a, B's point b (A's frame) and the direction d along
+  /// (x, y, z), each written as three consecutive doubles.
+  [[gnu::always_inline]] void support(double x, double y, double z, double* p, double* a, double* b,
+                                      double* d) const {
+    const Mat3& R = *R_;
+    const __m128d sign = _mm_set1_pd(-0.0);
+    const __m128d ex = _mm_set1_pd(x), ey = _mm_set1_pd(y), ez = _mm_set1_pd(z);
+    const __m128d exy = _mm_unpacklo_pd(ex, ey);
+    const __m128d e_B01 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(row_[0], ex), _mm_mul_pd(row_[1], ey)),
+                                     _mm_mul_pd(row_[2], ez));
+    const __m128d e_B2 = _mm_add_sd(
+        _mm_add_sd(_mm_mul_sd(_mm_set_sd(R(0, 2)), ex), _mm_mul_sd(_mm_set_sd(R(1, 2)), ey)),
+        _mm_mul_sd(_mm_set_sd(R(2, 2)), ez));
+    const __m128d b01 = _mm_or_pd(b01_, _mm_andnot_pd(e_B01, sign));
+    const __m128d b2 = _mm_or_pd(b2_, _mm_andnot_pd(e_B2, sign));
+    const __m128d a01 = _mm_or_pd(a01_, _mm_and_pd(exy, sign));
+    const __m128d a2 = _mm_or_pd(a2_, _mm_and_pd(ez, sign));
+    const __m128d bx = _mm_unpacklo_pd(b01, b01), by = _mm_unpackhi_pd(b01, b01),
+                  bz = _mm_unpacklo_pd(b2, b2);
+    const __m128d b_A01 =
+        _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(col_[0], bx), _mm_mul_pd(col_[1], by)),
+                              _mm_mul_pd(col_[2], bz)),
+                   t01_);
+    const __m128d b_A2 = _mm_add_sd(_mm_add_sd(_mm_add_sd(_mm_mul_sd(_mm_set_sd(R(2, 0)), bx),
+                                                          _mm_mul_sd(_mm_set_sd(R(2, 1)), by)),
+                                               _mm_mul_sd(_mm_set_sd(R(2, 2)), b2)),
+                                    _mm_set_sd(t_z_));
+    _mm_storeu_pd(p, _mm_sub_pd(a01, b_A01));
+    _mm_store_sd(p + 2, _mm_sub_sd(a2, b_A2));
+    _mm_storeu_pd(a, a01);
+    _mm_store_sd(a + 2, a2);
+    _mm_storeu_pd(b, b_A01);
+    _mm_store_sd(b + 2, b_A2);
+    _mm_storeu_pd(d, exy);
+    _mm_store_sd(d + 2, ez);
+  }
+
+ private:
+  const Mat3* R_ = nullptr;
+  double t_z_ = 0.0;
+  /// row_[j] = (R(j, 0), R(j, 1)), col_[k] = (R(0, k), R(1, k)), B's position's x and y, the
+  /// core sizes' magnitudes (x and y; z)
+  __m128d row_[3], col_[3], t01_, a01_, b01_, a2_, b2_;
+};
+#else
+constexpr bool kPackedSupport = false;
+struct PackedBoxSupport {};
+#endif
+
+/// kBoxes: both shapes are boxes (the commonest polytope pair), whose core supports are corners
+/// of the kept core sizes: the support mapping without dispatch, no Newton finish, the interior
+/// points the frames' origins (an instantiation of its own, so that the compiler keeps the
+/// support inline and drops the curved-pair code).
+template <class T, bool kBoxes = false>
 class Solver {
  public:
   /// The query's answer is written into `result` (reset here).
@@ -542,13 +629,15 @@ class Solver {
         cylinder_b_(pair.b.type == ShapeType::cylinder),
         core_a_(core_size(pair.a)),
         core_b_(core_size(pair.b)),
-        newton_(settings.newton_finish && (on_cores || (radius_a_ == 0.0 && radius_b_ == 0.0)) &&
+        newton_(!kBoxes && settings.newton_finish &&
+                (on_cores || (radius_a_ == 0.0 && radius_b_ == 0.0)) &&
                 !(polytope_core(pair.a) && polytope_core(pair.b))),
         max_iterations_(std::max<std::int32_t>(1, settings.max_iterations)),
         tolerance_(settings.tolerance),
         epsilon_(kEpsilonFactor * machine_epsilon<T>()),
         result_(result) {
     result_ = Result{};
+    if constexpr (kPackedBoxes) box_.set(pair.R_AB, pair.p_AB, core_a_, core_b_);
   }
 
   /// The query; in the cores mode the swept radii are added to the result.
@@ -609,10 +698,51 @@ class Solver {
 
   /// Support point of A ⊖ B in direction e (A frame): of the cores in the cores mode, else of the
   /// full shapes (the SDK's support mapping, radius added along e).
-  S support(const V& direction) const { return support_point(direction, on_cores_); }
+  /// Two boxes: inlined (a few dozen instructions, where the call and the result's trip through
+  /// memory cost a third of that); other pairs as the compiler sees fit.
+  [[gnu::always_inline]] S support(const V& direction) const {
+    if constexpr (kBoxes) {
+      return box_support(direction, on_cores_);
+    } else {
+      return shape_support(direction);
+    }
+  }
+  S shape_support(const V& direction) const { return support_point(direction, on_cores_); }
 
   /// Support point of the cores (the shapes shrunk by their swept radii, SDK core_support).
-  S core_support(const V& direction) const { return support_point(direction, true); }
+  S core_support(const V& direction) const {
+    if constexpr (kBoxes) {
+      return box_support(direction, true);
+    } else {
+      return support_point(direction, true);
+    }
+  }
+
+  /// support_point for two boxes: the corners of their core sizes, in scalars with no branch but
+  /// for the full shapes' swept radii (support_point's arithmetic, so the same values).
+  [[gnu::always_inline]] S box_support(const V& direction, bool cores) const {
+    if (!cores && swept_) [[unlikely]] {
+      return support_point(direction, false);
+    }
+    if constexpr (kPackedBoxes) {
+      S s;
+      box_.support(direction.x, direction.y, direction.z, &s.p.x, &s.a.x, &s.b.x, s.d.data());
+      return s;
+    }
+    const double ex = to_double(direction.x), ey = to_double(direction.y),
+                 ez = to_double(direction.z);
+    const Mat3& R = pair_.R_AB;
+    const Vec3& t = pair_.p_AB;
+    const double bx = std::copysign(core_b_.x(), -(R(0, 0) * ex + R(1, 0) * ey + R(2, 0) * ez));
+    const double by = std::copysign(core_b_.y(), -(R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez));
+    const double bz = std::copysign(core_b_.z(), -(R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez));
+    const V a_A{T(std::copysign(core_a_.x(), ex)), T(std::copysign(core_a_.y(), ey)),
+                T(std::copysign(core_a_.z(), ez))};
+    const V b_A{T(R(0, 0) * bx + R(0, 1) * by + R(0, 2) * bz + t.x()),
+                T(R(1, 0) * bx + R(1, 1) * by + R(1, 2) * bz + t.y()),
+                T(R(2, 0) * bx + R(2, 1) * by + R(2, 2) * bz + t.z())};
+    return S{a_A - b_A, a_A, b_A, Vec3(ex, ey, ez)};
+  }
 
   [[gnu::always_inline]] S support_point(const V& direction, bool cores) const {
     // Written out in scalars: Eigen's 2-wide packets on 3-vectors cost more shuffles than
@@ -625,12 +755,18 @@ class Solver {
                    R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez,
                    R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez);
     // Boxes (the commonest polytope) and cylinders with their core sizes kept: no dispatch.
-    Vec3 a = box_a_        ? box_corner(core_a_, e_A)
-             : cylinder_a_ ? cylinder_rim(core_a_, e_A)
-                           : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
-    Vec3 b = box_b_        ? box_corner(core_b_, -e_B)
-             : cylinder_b_ ? cylinder_rim(core_b_, -e_B)
-                           : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
+    Vec3 a, b;
+    if constexpr (kBoxes) {
+      a = box_corner(core_a_, e_A);
+      b = box_corner(core_b_, -e_B);
+    } else {
+      a = box_a_        ? box_corner(core_a_, e_A)
+          : cylinder_a_ ? cylinder_rim(core_a_, e_A)
+                        : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
+      b = box_b_        ? box_corner(core_b_, -e_B)
+          : cylinder_b_ ? cylinder_rim(core_b_, -e_B)
+                        : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
+    }
     if (!cores && swept_) {
       if (radius_a_ > 0.0) a += radius_a_ / e_A.norm() * e_A;
       if (radius_b_ > 0.0) b -= radius_b_ / e_B.norm() * e_B;
@@ -825,7 +961,7 @@ class Solver {
   /// The portal a phase-3 ending leaves for the pair's next query: its directions as they were
   /// used (the support mapping does not need them unit) and the hulls' last support vertices.
   void save_portal(const Portal& portal) {
-    if (warm_ == nullptr || newton_) return;  // a curved pair's portal is no warm start
+    if (warm_ == nullptr || newton_on()) return;  // a curved pair's portal is no warm start
     warm_->directions = {portal.r1.d, portal.r2.d, portal.r3.d};
     warm_->hint_a = hint_a_;
     warm_->hint_b = hint_b_;
@@ -885,8 +1021,20 @@ class Solver {
   const bool cylinder_b_;
   const Vec3 core_a_;  ///< the core's sizes of a box or a cylinder (core_size)
   const Vec3 core_b_;
+  /// Two boxes in double: box_support in SSE2 registers (PackedBoxSupport).
+  static constexpr bool kPackedBoxes = kBoxes && std::is_same_v<T, double> && kPackedSupport;
+  struct NoBoxes {};
+  std::conditional_t<kPackedBoxes, PackedBoxSupport, NoBoxes> box_;
   /// Curved pair on the cores (or without swept radii): the Newton finish may take over.
   const bool newton_;
+  /// newton_, known false at compile time for two boxes.
+  bool newton_on() const {
+    if constexpr (kBoxes) {
+      return false;
+    } else {
+      return newton_;
+    }
+  }
   int newton_attempts_ = 0;           ///< Newton finishes tried in this query
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
@@ -915,9 +1063,9 @@ class Solver {
 /// the portal plane, and immune to the rounding of e4 on sliver portals). A separated pair reports
 /// the distance to the portal plane when the origin's foot lies inside the portal (Thm 6.3 case 1),
 /// else it is completed to the Euclidean distance (case 2).
-template <class T>
-void Solver<T>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4,
-                           const V& n4, const T& n4_squared, Termination termination) {
+template <class T, bool kBoxes>
+void Solver<T, kBoxes>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, const V& e4,
+                                   const V& n4, const T& n4_squared, Termination termination) {
   // Signed offset of the portal plane along e4; positive when the origin is behind it (inside).
   const T plane_offset = (dot(r1.p, e4) + dot(r2.p, e4) + dot(r3.p, e4)) / T(3.0);
   const V foot = e4 * plane_offset;
@@ -992,9 +1140,9 @@ void Solver<T>::finish_tc3(const S& r1, const S& r2, const S& r3, const S& r4, c
 /// closest point converges more slowly (by the square root of the gap on curved cores, and worse
 /// next to flat faces of A ⊖ B, where the support value has a kink). Returns false when the cores
 /// are found to overlap.
-template <class T>
-bool Solver<T>::complete_closest_point(const V& initial_normal, const Portal* start,
-                                       const S* start_support) {
+template <class T, bool kBoxes>
+bool Solver<T, kBoxes>::complete_closest_point(const V& initial_normal, const Portal* start,
+                                               const S* start_support) {
   const T radius_a = T(radius_a_);
   const T radius_b = T(radius_b_);
   Simplex<T> simplex;
@@ -1064,7 +1212,7 @@ bool Solver<T>::complete_closest_point(const V& initial_normal, const Portal* st
   set_geometry(a + normal * radius_a, b - normal * radius_b, T(core_distance - radius_a - radius_b),
                normal);
   radii_applied_ = true;
-  if (newton_ && warm_ != nullptr) {
+  if (newton_on() && warm_ != nullptr) {
     // A curved pair: the next query starts the separated Newton from this normal (a polytope
     // pair's portal is saved by the caller).
     finish_newton_cache(normal.to_vec3(), 0);
@@ -1073,9 +1221,9 @@ bool Solver<T>::complete_closest_point(const V& initial_normal, const Portal* st
   return true;
 }
 
-template <class T>
-void Solver<T>::finish_best(const Candidate& best, const Portal& start, const S& fallback,
-                            const V& fallback_e, Termination termination) {
+template <class T, bool kBoxes>
+void Solver<T, kBoxes>::finish_best(const Candidate& best, const Portal& start, const S& fallback,
+                                    const V& fallback_e, Termination termination) {
   if (best.iteration == 0) {
     finish_on_ray(fallback, fallback_e, termination);
     return;
@@ -1111,8 +1259,8 @@ void Solver<T>::finish_best(const Candidate& best, const Portal& start, const S&
 /// the normal as its support value, the support point's own witnesses); false when Newton gives
 /// up or the support plane leaves the origin outside (a separated pair: the refinement and its
 /// closest-point completion answer it).
-template <class T>
-bool Solver<T>::newton_finish(const Vec3& start) {
+template <class T, bool kBoxes>
+bool Solver<T, kBoxes>::newton_finish(const Vec3& start) {
   const Vec3 u = ray_.to_vec3();
   const double along = start.dot(u);
   if (!(along > 0.0)) return false;
@@ -1164,9 +1312,9 @@ bool Solver<T>::newton_finish(const Vec3& start) {
 /// TC threshold and the ray passes between the two ends' support points (their offsets from the
 /// ray across L bracket zero): the exit point lies on the segment joining them. Same contract as
 /// newton_finish.
-template <class T>
-bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line,
-                                 const StraightLine* found) {
+template <class T, bool kBoxes>
+bool Solver<T, kBoxes>::newton_side_line(const Vec3& start, std::uint8_t straight_line,
+                                         const StraightLine* found) {
   if (straight_line == 0 || straight_line > kStraightLines || !has_straight_line(straight_line)) {
     return false;
   }
@@ -1260,8 +1408,8 @@ bool Solver<T>::newton_side_line(const Vec3& start, std::uint8_t straight_line,
 /// swept radii taken off. False when the bounds do not close within kNewtonSteps, when no lower
 /// bound is positive (not separated after all) or the model is not positive definite; the
 /// closest-point iteration then answers.
-template <class T>
-bool Solver<T>::newton_separated(const Vec3& start) {
+template <class T, bool kBoxes>
+bool Solver<T, kBoxes>::newton_separated(const Vec3& start) {
   const double start_length = start.norm();
   if (!(start_length > 0.0)) return false;
   Vec3 m = start / start_length;
@@ -1347,8 +1495,9 @@ bool Solver<T>::newton_separated(const Vec3& start) {
   return false;
 }
 
-template <class T>
-bool Solver<T>::warm_newton(const Vec3& c_A, const Vec3& c_B, const T& r0_norm, const V& e1) {
+template <class T, bool kBoxes>
+bool Solver<T, kBoxes>::warm_newton(const Vec3& c_A, const Vec3& c_B, const T& r0_norm,
+                                    const V& e1) {
   if (!(r0_norm > T(0.0))) return false;
   ray_ = e1;
   // The size as the cold start measures it, from the ray's own support point.
@@ -1360,10 +1509,11 @@ bool Solver<T>::warm_newton(const Vec3& c_A, const Vec3& c_B, const T& r0_norm, 
   return r0_norm > ray_threshold_;
 }
 
-template <class T>
-void Solver<T>::run() {
+template <class T, bool kBoxes>
+void Solver<T, kBoxes>::run() {
   run_portal();
-  if (on_cores_ && !radii_applied_ && !needs_full_shapes_) {
+  if (on_cores_ && !radii_applied_ && !needs_full_shapes_ &&
+      (radius_a_ != 0.0 || radius_b_ != 0.0)) {
     // A ⊖ B is the cores' difference grown by a ball of radius r_A + r_B.
     ContactGeometry& g = result_.geometry;
     g.distance_m -= radius_a_ + radius_b_;
@@ -1372,17 +1522,19 @@ void Solver<T>::run() {
   }
 }
 
-template <class T>
-void Solver<T>::run_portal() {
+template <class T, bool kBoxes>
+void Solver<T, kBoxes>::run_portal() {
   using std::abs;
   // ----- Phase 1: interior point and initial portal (Neumayr §6.1.1, L296–306) -----
-  const Vec3 c_A = interior_point(pair_.a);
-  const Vec3 c_B = pair_.R_AB * interior_point(pair_.b) + pair_.p_AB;
+  // (A box's interior point is its frame's origin.)
+  const Vec3 c_A = kBoxes ? Vec3(Vec3::Zero()) : interior_point(pair_.a);
+  const Vec3 c_B = kBoxes ? pair_.p_AB : Vec3(pair_.R_AB * interior_point(pair_.b) + pair_.p_AB);
   r0_ = V::from(c_A) - V::from(c_B);  // exact in double-double
   T r0_norm = norm(r0_);
   V e1 = r0_norm > T(0.0) ? V(-r0_ / r0_norm) : V{T(0.0), T(0.0), T(1.0)};
 
-  if (newton_ && warm_ != nullptr && warm_->valid && warm_->newton && warm_->cores == on_cores_) {
+  if (newton_on() && warm_ != nullptr && warm_->valid && warm_->newton &&
+      warm_->cores == on_cores_) {
     // Curved pair: Newton from the normal the pair's last query ended on.
     warm_->valid = false;
     hint_a_ = warm_->hint_a;
@@ -1402,7 +1554,11 @@ void Solver<T>::run_portal() {
   // Whichever side face the origin ray leaves through, replace the portal vertex opposite to it
   // by the support point beyond that face, then restore the orientation. Sets `flat` when the
   // tetrahedron (r0; r1, r2, r3) is flat (A ⊖ B is planar).
-  S r1, r2, r3;
+  // The phase-3 start portal (finish_best replays the refinement from it).
+  Portal start;
+  S& r1 = start.r1;
+  S& r2 = start.r2;
+  S& r3 = start.r3;
   bool flat = false;
   const auto find_portal = [&]() {
     flat = false;
@@ -1443,7 +1599,8 @@ void Solver<T>::run_portal() {
   // at the end, warm_tc1). A portal that is not a tetrahedron with r0 on its apex side, or that
   // phase 2 cannot repair, sends the query to the cold start below.
   bool valid_portal = false;
-  if (!newton_ && warm_ != nullptr && warm_->valid && !warm_->newton && warm_->cores == on_cores_) {
+  if (!newton_on() && warm_ != nullptr && warm_->valid && !warm_->newton &&
+      warm_->cores == on_cores_) {
     warm_supports(r1, r2, r3);
     {
       using std::sqrt;
@@ -1553,8 +1710,13 @@ void Solver<T>::run_portal() {
   // point), and TC2/TC3 are compared in squares scaled by |n4|² (|r4 × n4|² ≤ τ²|n4|² is
   // |r4 × e4| ≤ τ, and (r4 − r1)·n4 ≤ τ|n4| is (r4 − r1)·e4 ≤ τ). e4 itself is formed only where
   // the loop ends. The best-so-far bookkeeping (one division) is off that path.
-  // r1, r2, r3 stay the phase-3 start portal (finish_best replays from it; copied only there).
-  Portal portal{r1, r2, r3};
+  // The refined portal is copied from the start portal (r1, r2, r3, kept for finish_best) at the
+  // first refinement, not before: a warm start at an unchanged pose ends before it.
+  union Refined {
+    Refined() {}  // uninitialised until the first refinement
+    Portal portal;
+  } refined;
+  const Portal* current = &start;
   Candidate best;
   const T tc_squared = tc_threshold_ * tc_threshold_;
   T newton_switch_squared = T(kNewtonSwitch * kNewtonSwitch) * length_ * length_;
@@ -1568,6 +1730,7 @@ void Solver<T>::run_portal() {
         std::min(last_tc2_scaled, T(last_tc3_scaled * last_tc3_scaled)) / last_n4_squared);
   };
   for (std::int32_t iteration = 1; iteration <= max_iterations_; ++iteration) {
+    const Portal& portal = *current;
     result_.phase3_iterations = iteration;
     // r4 (L417–434): the support point along the portal normal, which points away from r0.
     const V n4 = cross(portal.r2.p - portal.r1.p, portal.r3.p - portal.r1.p);
@@ -1575,7 +1738,7 @@ void Solver<T>::run_portal() {
     if (!(n4_squared > area_squared)) {
       result_.degenerate = true;
       record_last_tolerance();
-      finish_best(best, Portal{r1, r2, r3}, ray_support(), e1, Termination::degenerate_portal);
+      finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
       return;
     }
     const S r4 = support(n4);
@@ -1610,7 +1773,7 @@ void Solver<T>::run_portal() {
       }
       if (separated) {
         completion_tried = true;
-        if (newton_ && newton_separated(e4.to_vec3())) return;
+        if (newton_on() && newton_separated(e4.to_vec3())) return;
         if (complete_closest_point(e4, &portal, &r4)) {
           save_portal(portal);
           result_.result_iteration = iteration;
@@ -1636,7 +1799,7 @@ void Solver<T>::run_portal() {
       }
     }
     // Curved pair close to the boundary: the Newton finish takes over (once per query).
-    if (newton_ && newton_attempts_ < kNewtonAttempts &&
+    if (newton_on() && newton_attempts_ < kNewtonAttempts &&
         tc3_squared_scaled <= newton_switch_squared * n4_squared) {
       ++newton_attempts_;
       if (newton(n4.to_vec3())) return;
@@ -1651,17 +1814,21 @@ void Solver<T>::run_portal() {
     last_tc2_scaled = tc2_scaled;
     last_tc3_scaled = tc3_scaled;
     last_n4_squared = n4_squared;
-    if (!refine(portal, r4)) {
+    if (current == &start) {
+      std::construct_at(&refined.portal, start);
+      current = &refined.portal;
+    }
+    if (!refine(refined.portal, r4)) {
       // L406–409: no candidate portal is valid (rounding), return the best so far.
       result_.degenerate = true;
       record_last_tolerance();
-      finish_best(best, Portal{r1, r2, r3}, ray_support(), e1, Termination::degenerate_portal);
+      finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
       return;
     }
   }
   // L412–415: iteration limit, return the best so far (not the last iterate).
   result_.iteration_limit_hit = true;
-  finish_best(best, Portal{r1, r2, r3}, ray_support(), e1, Termination::iteration_limit);
+  finish_best(best, start, ray_support(), e1, Termination::iteration_limit);
   return;
 }
 
@@ -1699,6 +1866,30 @@ bool sphere_cores_tc1(const Shape& a, const Pose& X_WA, const Shape& b, const Po
   return true;
 }
 
+/// The solver's run on the pair (the cores first where a radius is swept, the full shapes when the
+/// cores intersect where their difference is degenerate), in A's frame.
+template <class Scalar, bool kBoxes>
+[[gnu::always_inline]] inline void solve(const PosedPair& pair, const Settings& settings,
+                                         bool swept, WarmPortal* warm, Result& result) {
+  if (settings.on_cores && swept) {
+    Solver<Scalar, kBoxes> solver(pair, settings, true, warm, result);
+    solver.run();
+    if (solver.needs_full_shapes()) {
+      const Result cores = result;
+      Solver<Scalar, kBoxes> full(pair, settings, false, nullptr, result);  // full shapes: curved
+      full.run();
+      result.full_shape_rerun = true;
+      result.phase2_iterations += cores.phase2_iterations;
+      result.phase3_iterations += cores.phase3_iterations;
+      result.completion_iterations += cores.completion_iterations;
+      result.iteration_limit_hit = result.iteration_limit_hit || cores.iteration_limit_hit;
+    }
+  } else {
+    Solver<Scalar, kBoxes> solver(pair, settings, false, warm, result);
+    solver.run();
+  }
+}
+
 template <class Scalar>
 void signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                      const Settings& settings, WarmPortal* warm, Result& result) {
@@ -1720,22 +1911,14 @@ void signed_distance(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
     warm->valid = false;
     warm = nullptr;
   }
-  if (settings.on_cores && swept) {
-    Solver<Scalar> solver(pair, settings, true, warm, result);
-    solver.run();
-    if (solver.needs_full_shapes()) {
-      const Result cores = result;
-      Solver<Scalar> full(pair, settings, false, nullptr, result);  // full shapes: curved
-      full.run();
-      result.full_shape_rerun = true;
-      result.phase2_iterations += cores.phase2_iterations;
-      result.phase3_iterations += cores.phase3_iterations;
-      result.completion_iterations += cores.completion_iterations;
-      result.iteration_limit_hit = result.iteration_limit_hit || cores.iteration_limit_hit;
+  if constexpr (std::is_same_v<Scalar, double>) {
+    if (a.type == ShapeType::box && b.type == ShapeType::box) {
+      solve<Scalar, true>(pair, settings, swept, warm, result);
+    } else {
+      solve<Scalar, false>(pair, settings, swept, warm, result);
     }
   } else {
-    Solver<Scalar> solver(pair, settings, false, warm, result);
-    solver.run();
+    solve<Scalar, false>(pair, settings, swept, warm, result);
   }
   // From the frame of A to the world.
   ContactGeometry& g = result.geometry;
