@@ -755,18 +755,12 @@ class Solver {
                    R(0, 1) * ex + R(1, 1) * ey + R(2, 1) * ez,
                    R(0, 2) * ex + R(1, 2) * ey + R(2, 2) * ez);
     // Boxes (the commonest polytope) and cylinders with their core sizes kept: no dispatch.
-    Vec3 a, b;
-    if constexpr (kBoxes) {
-      a = box_corner(core_a_, e_A);
-      b = box_corner(core_b_, -e_B);
-    } else {
-      a = box_a_        ? box_corner(core_a_, e_A)
-          : cylinder_a_ ? cylinder_rim(core_a_, e_A)
-                        : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
-      b = box_b_        ? box_corner(core_b_, -e_B)
-          : cylinder_b_ ? cylinder_rim(core_b_, -e_B)
-                        : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
-    }
+    Vec3 a = kBoxes || box_a_ ? box_corner(core_a_, e_A)
+             : cylinder_a_    ? cylinder_rim(core_a_, e_A)
+                              : local_core_support(pair_.a, e_A, hint_a_, trust_hints_);
+    Vec3 b = kBoxes || box_b_ ? box_corner(core_b_, -e_B)
+             : cylinder_b_    ? cylinder_rim(core_b_, -e_B)
+                              : local_core_support(pair_.b, -e_B, hint_b_, trust_hints_);
     if (!cores && swept_) {
       if (radius_a_ > 0.0) a += radius_a_ / e_A.norm() * e_A;
       if (radius_b_ > 0.0) b -= radius_b_ / e_B.norm() * e_B;
