@@ -75,11 +75,11 @@ constexpr double kPolishTrustRadius = 0.25;
 // The separated polish backtracks: a trial that does not raise the distance's lower bound halves
 // the step, down to kPolishMinRadius (radians), within kPolishSeparatedEvaluations supports.
 constexpr int kPolishSeparatedEvaluations = 16;
+constexpr double kPolishMinRadius = 1e-3;
 // Separated curved cores: when a Newton step fails, the flat faces near the direction (a box's
 // face, a cylinder's or frustum's cap within 60° of the direction, Solver::face_certificate) are
 // tried as the closest features, where the support function has a kink Newton cannot step across.
 constexpr double kCapCosine = 0.5;
-constexpr double kPolishMinRadius = 1e-3;
 
 // Cores that are polytopes: EPA on them terminates exactly.
 bool polytope_core(ShapeType type) {
@@ -225,12 +225,12 @@ class CoreSupport {
 
   /// The outward normal (G frame) of the flat face of the core nearest to the unit direction d_G,
   /// when one is near: a box's face along d_G's largest component; a cylinder's or frustum's cap
-  /// on d_G's side of the axis when d_G is within kCapAngle of it. False for other shapes (a
-  /// hull's faces are left to GJK).
+  /// on d_G's side of the axis when |d_G.z| ≥ kCapCosine. False for other shapes (a hull's faces
+  /// are left to GJK).
   bool flat_face_normal(const Vec3& d_G, Vec3& n_G) const {
     if (shape_.type == ShapeType::box) {
       int k = 0;
-      if (d_G.cwiseAbs().maxCoeff(&k) < kCapCosine) return false;
+      d_G.cwiseAbs().maxCoeff(&k);
       n_G = Vec3::Zero();
       n_G[k] = d_G[k] < 0.0 ? -1.0 : 1.0;
       return true;
@@ -373,7 +373,9 @@ class CoreDifference {
     // frame and the call are skipped (a third of a cylinder–box Newton step).
     if (curved_a_) {
       if (a_.shape().type == ShapeType::cylinder) {
-        add_rim(a_.shape(), d_A, Vec3(d_A.y(), -d_A.x(), 0.0), t1, t2, q11, q12, q22);
+        const Shape& a = a_.shape();
+        add_rim_support_derivative(a.radius_m - a.smoothing_radius_m, d_A,
+                                   Vec3(d_A.y(), -d_A.x(), 0.0), t1, t2, q11, q12, q22);
       } else {
         add_core_support_derivative(a_.shape(), d_A, t1, t2, q11, q12, q22);
       }
@@ -383,26 +385,13 @@ class CoreDifference {
       if (b_.shape().type == ShapeType::cylinder) {
         // The rim's q_B = (d_B.y, −d_B.x, 0) seen in A (R_AB·q_B), instead of t1 and t2 in B.
         const Vec3 q_A = X_AB_.R.col(0) * d_B.y() - X_AB_.R.col(1) * d_B.x();
-        add_rim(b_.shape(), d_B, q_A, t1, t2, q11, q12, q22);
+        const Shape& b = b_.shape();
+        add_rim_support_derivative(b.radius_m - b.smoothing_radius_m, d_B, q_A, t1, t2, q11, q12,
+                                   q22);
       } else {
         add_core_support_derivative(b_.shape(), d_B, R_BA_ * t1, R_BA_ * t2, q11, q12, q22);
       }
     }
-  }
-
-  /// A cylinder core's term of curvature() (add_core_support_derivative's rim): at the direction
-  /// d in its frame, J = (ρ/|d_xy|³)·q qᵀ with q = (d_y, −d_x, 0), given here as q_A in A's frame.
-  static void add_rim(const Shape& cylinder, const Vec3& d, const Vec3& q_A, const Vec3& t1,
-                      const Vec3& t2, double& q11, double& q12, double& q22) {
-    const double radius = cylinder.radius_m - cylinder.smoothing_radius_m;
-    const double radial2 = d.x() * d.x() + d.y() * d.y();
-    if (!(radial2 > 0.0) || !(radius > 0.0)) return;
-    const double k = radius / (radial2 * std::sqrt(radial2));
-    const double c1 = q_A.dot(t1);
-    const double c2 = q_A.dot(t2);
-    q11 += k * c1 * c1;
-    q12 += k * c1 * c2;
-    q22 += k * c2 * c2;
   }
 
   /// The direction of M (unit, A's frame) along which a flat face of A's near the unit direction
@@ -1173,12 +1162,6 @@ class Solver {
     return std::isfinite(decrease) && next.allFinite();
   }
 
-  // Separated cores, GJK handed over at simplex v: Newton steps on h from m = −v/|v|. Every
-  // direction m gives a lower bound −h(m) of the distance (the plane m·x = h(m) separates the
-  // origin from M) and every support point an upper bound |s|, as v does; the answer stands when
-  // the best bounds agree to the tolerance (GJK's own stopping rule, so the result is as exact as
-  // GJK's), with the support point of the best upper bound as the closest point. False otherwise
-  // (a flat or kinked part of M, or overlapping cores): GJK resumes from `simplex`.
   // Separated cores whose closest points lie on a flat face of one of them (a cylinder's cap
   // over a box's corner, a cylinder's rim over a box's face): along that face's normal n the
   // support point q = s_M(n) gives the lower bound −h, h = n·q.w, as in polish_separated(), and
@@ -1216,6 +1199,12 @@ class Solver {
     return true;
   }
 
+  // Separated cores, GJK handed over at simplex v: Newton steps on h from m = −v/|v|. Every
+  // direction m gives a lower bound −h(m) of the distance (the plane m·x = h(m) separates the
+  // origin from M) and every support point an upper bound |s|, as v does; the answer stands when
+  // the best bounds agree to the tolerance (GJK's own stopping rule, so the result is as exact as
+  // GJK's), with the support point of the best upper bound as the closest point. False otherwise
+  // (a flat or kinked part of M, or overlapping cores): GJK resumes from `simplex`.
   // `first`: M's support along −v (a warm start's point), when known: the first evaluation
   // takes it instead of a support of its own.
   bool polish_separated(const Simplex& simplex, CoreContact& out,

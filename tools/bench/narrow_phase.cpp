@@ -122,18 +122,16 @@ Vec3 random_unit(std::mt19937_64& rng) {
   return v.normalized();
 }
 
-/// B placed so that its support point along −n sits at A's along n plus s·n.
-void place_b(const Shape& a, const Shape& b, const Vec3& n_W, PosePair& pose) {
-  const Vec3 a_W = support_W(a, pose.X_WA, n_W);
+/// B placed so that its support point along −n_W sits at a_W + s·n_W, a_W a point of A's surface
+/// where n_W is an outward normal of A (place_b, --faces).
+void place_b_at(const Shape& b, const Vec3& a_W, const Vec3& n_W, PosePair& pose) {
   const Vec3 b_rel_W = pose.X_WB.R * support(b, pose.X_WB.R.transpose() * -n_W);
   pose.X_WB.p = a_W - b_rel_W + pose.s_m * n_W;
 }
 
-/// B placed so that its support point along −n_W sits at a_W + s·n_W, a_W a point of A's surface
-/// where n_W is an outward normal of A (--faces).
-void place_b_at(const Shape& b, const Vec3& a_W, const Vec3& n_W, PosePair& pose) {
-  const Vec3 b_rel_W = pose.X_WB.R * support(b, pose.X_WB.R.transpose() * -n_W);
-  pose.X_WB.p = a_W - b_rel_W + pose.s_m * n_W;
+/// B placed so that its support point along −n sits at A's along n plus s·n.
+void place_b(const Shape& a, const Shape& b, const Vec3& n_W, PosePair& pose) {
+  place_b_at(b, support_W(a, pose.X_WA, n_W), n_W, pose);
 }
 
 /// --faces: a face of A's and a point inside it, in A's frame: a random face of a box (the point

@@ -275,6 +275,22 @@ inline Vec3 core_support(const Shape& shape, const Vec3& d) {
   return Vec3::Zero();
 }
 
+/// A rim's term of add_core_support_derivative: the rim ρ·(d_x, d_y, 0)/|(d_x, d_y)| of a core
+/// at the direction d (its frame) has the derivative (ρ/|.|³)·q qᵀ, q = (d_y, −d_x, 0); q may be
+/// given in any frame, that of u1 and u2 (a caller working in another body's frame rotates q
+/// once instead of u1 and u2).
+inline void add_rim_support_derivative(double radius, const Vec3& d, const Vec3& q, const Vec3& u1,
+                                       const Vec3& u2, double& q11, double& q12, double& q22) {
+  const double radial2 = d.x() * d.x() + d.y() * d.y();
+  if (!(radial2 > 0.0) || !(radius > 0.0)) return;
+  const double k = radius / (radial2 * std::sqrt(radial2));
+  const double c1 = q.x() * u1.x() + q.y() * u1.y() + q.z() * u1.z();
+  const double c2 = q.x() * u2.x() + q.y() * u2.y() + q.z() * u2.z();
+  q11 += k * c1 * c1;
+  q12 += k * c1 * c2;
+  q22 += k * c2 * c2;
+}
+
 /// Adds to (q11, q12, q22) the quadratic form uᵢ·J·uⱼ of the derivative J = ∂s/∂d of the core
 /// support s(d) (core_support) at the direction d (G frame, any length > 0: J scales as 1/|d|),
 /// for the vectors u1, u2 (G frame). J is the Hessian of the support function, the curvature of
@@ -284,16 +300,8 @@ inline Vec3 core_support(const Shape& shape, const Vec3& d) {
 inline void add_core_support_derivative(const Shape& shape, const Vec3& d, const Vec3& u1,
                                         const Vec3& u2, double& q11, double& q12, double& q22) {
   const double r = shape.smoothing_radius_m;
-  // A rim ρ·(d_x, d_y, 0)/|(d_x, d_y)| has the derivative (ρ/|.|³)·q qᵀ, q = (d_y, −d_x, 0).
   auto rim = [&](double radius) {
-    const double radial2 = d.x() * d.x() + d.y() * d.y();
-    if (!(radial2 > 0.0) || !(radius > 0.0)) return;
-    const double k = radius / (radial2 * std::sqrt(radial2));
-    const double c1 = d.y() * u1.x() - d.x() * u1.y();
-    const double c2 = d.y() * u2.x() - d.x() * u2.y();
-    q11 += k * c1 * c1;
-    q12 += k * c1 * c2;
-    q22 += k * c2 * c2;
+    add_rim_support_derivative(radius, d, Vec3(d.y(), -d.x(), 0.0), u1, u2, q11, q12, q22);
   };
   switch (shape.type) {
     case ShapeType::ellipsoid: {
