@@ -403,6 +403,19 @@ class CoreDifference {
     n = -(X_AB_.R * n);
     return true;
   }
+  /// Whether A's (B's) core is a box, for the clamps below.
+  bool a_is_box() const { return a_.is_box(); }
+  bool b_is_box() const { return b_.is_box(); }
+  /// The point of A's box core nearest to p_A (p_A clamped to it).
+  Vec3 nearest_on_a_box(const Vec3& p_A) const {
+    const Vec3& h = a_.box_half_extents();
+    return p_A.cwiseMax(-h).cwiseMin(h);
+  }
+  /// The point of B's box core nearest to p_A, in A's frame.
+  Vec3 nearest_on_b_box(const Vec3& p_A) const {
+    const Vec3& h = b_.box_half_extents();
+    return X_AB_.R * (R_BA_ * (p_A - X_AB_.p)).cwiseMax(-h).cwiseMin(h) + X_AB_.p;
+  }
   bool a_contains(const Vec3& p_A, double slack) const { return a_.core_contains(p_A, slack); }
   bool b_contains(const Vec3& p_A, double slack) const {
     return b_.core_contains(R_BA_ * (p_A - X_AB_.p), slack);
@@ -2118,9 +2131,70 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
   return false;
 }
 
+// Polytope cores with a box among them, the other core's closest feature a vertex (a vertex
+// over a box's face, edge or corner: how a box rests on a box or a hull, or a hull on a box):
+// clamping that vertex to the box gives the box's nearest point c, and the support point s of M
+// along n = (vertex − c)/|vertex − c| bounds the distance from below by −n·s.w (the plane n·x =
+// n·s.w separates the origin from M) while the pair (c, vertex) bounds it from above by |vertex −
+// c|. When they agree to GJK's stopping rule the pair is the answer, written into `out` as a
+// point of M (out.a on A, out.b on B). Else s's vertex on the other core is the next candidate,
+// for up to kBoxClampSteps clamps; two edges closest to each other are left to GJK. Starts from
+// the support point `from`; `scale` is the problem's size (as Solver::solve's).
+// Where a face of M holds the closest point (a vertex over a face), GJK needs four or five
+// supports to find three of its corners; the clamp takes one or two. Callgrind per query,
+// benchmark face poses, cold: box–box separated 4,663 → 1,075 (4.9 → 3.0 iterations with the
+// start's), box–hull32 separated 7,716 → 1,786; warm (GJK's three cached directions before):
+// 2,132 → 1,157 and 2,746 → 1,465. Default (vertex–vertex) poses, cold: 1,224 → 1,116 and
+// 3,784 → 3,444.
+constexpr int kBoxClampSteps = 3;
+bool box_vertex_certificate(CoreDifference& difference, const SupportPoint& from, double scale,
+                            double tolerance, QueryCounters& counters, SupportPoint& out) {
+  const double slack = 8.0 * kMachineEpsilon * scale;
+  const double separated2 = kSeparatedFraction * kSeparatedFraction * scale * scale;
+  const bool on_a = difference.a_is_box();  // clamp B's vertex to A's box, else A's to B's
+  Vec3 vertex = on_a ? from.b : from.a;
+  for (int step = 0; step < kBoxClampSteps; ++step) {
+    const Vec3 nearest =
+        on_a ? difference.nearest_on_a_box(vertex) : difference.nearest_on_b_box(vertex);
+    // v = a − b, the pair as a point of M; GJK's stopping rule with the support along −v.
+    const Vec3 v = on_a ? Vec3(nearest - vertex) : Vec3(vertex - nearest);
+    const double vv = v.squaredNorm();
+    if (!(vv > separated2)) return false;  // touching or overlapping: GJK and EPA decide
+    SupportPoint& s = out;                 // M's support along −v (out is rewritten on success)
+    difference.support_into(-v, s);
+    ++counters.iterations;
+    const double gap = vv - v.dot(s.w);
+    if (gap <= tolerance * vv || gap <= tolerance * vv + slack * std::sqrt(vv)) {
+      out.a = on_a ? nearest : vertex;
+      out.b = on_a ? vertex : nearest;
+      out.w = v;
+      out.d = -v;
+      return true;
+    }
+    vertex = on_a ? s.b : s.a;
+  }
+  return false;
+}
+
+// The first step from one point of M between polytope cores, start.points[0]: the box
+// certificate (box_vertex_certificate()) when a box is among the cores, else or then GJK's first
+// iteration (cold_first_iteration()). True when that ends the query at start.points[0].
+bool first_step(CoreDifference& difference, ColdStart& start, double sweep, double tolerance,
+                QueryCounters& counters) {
+  if (difference.a_is_box() || difference.b_is_box()) {
+    const SupportPoint& p = start.points[0];
+    const double scale = std::sqrt(std::max(sweep * sweep, p.w.squaredNorm()));  // Solver::solve
+    if (box_vertex_certificate(difference, p, scale, tolerance, counters, start.points[1])) {
+      start.points[0] = start.points[1];
+      return true;
+    }
+  }
+  return cold_first_iteration(difference, start, sweep, tolerance, counters);
+}
+
 // Begins a cold query between polytope cores in `start`: the support along the line from M's
-// interior point to the origin, and GJK's first iteration (cold_first_iteration()). True when that
-// ends the query at start.points[0]. Out of line: warm queries keep their small frame.
+// interior point to the origin, and the first step from it (first_step()). True when that ends
+// the query at start.points[0]. Out of line: warm queries keep their small frame.
 [[gnu::noinline]] bool begin_cold(const Shape& a, const Shape& b, const Pose& X_AB,
                                   CoreDifference& difference, const Vec3& up_A, double sweep,
                                   double tolerance, ColdStart& start, QueryCounters& counters) {
@@ -2129,7 +2203,7 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
   start.d_A = d_A;
   difference.support_into(d_A, start.points[0]);
   start.count = 1;
-  return cold_first_iteration(difference, start, sweep, tolerance, counters);
+  return first_step(difference, start, sweep, tolerance, counters);
 }
 
 // Everything of a query but the one-point answers (query() tries those first, with its small
@@ -2312,8 +2386,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     cold_start.points[0] = warm_point;
     cold_start.count = 1;
     cold_start.d_A = warm_point.d;
-    if (cold_first_iteration(difference, cold_start, radius_a_m + radius_b_m, tolerance_,
-                             counters)) {
+    if (first_step(difference, cold_start, radius_a_m + radius_b_m, tolerance_, counters)) {
       one_point = &cold_start.points[0];
     }
   }

@@ -1732,3 +1732,77 @@ TEST_CASE(
   CHECK(statistics.queries == queries);
   CHECK(static_cast<double>(statistics.total_iterations) / queries <= 8.0);
 }
+
+TEST_CASE(
+    "gjk_epa: a vertex over a box's face, edge or corner gives the constructed distance within "
+    "1e-12 relative in at most 2 iterations on average cold and 1 warm") {
+  // Resting contact of polytopes: a box's face (or edge, or corner) under the lowest vertex of a
+  // random box or hull, and the mirror (a hull's vertex under a box). The normal n is drawn from
+  // the normal cone of the box's feature (its face normal, or a positive mix of the two or three
+  // face normals of an edge or corner), the point e on that feature (inside it by a margin), and
+  // the other shape's support point along −n is placed at e + 0.1·n: the planes through e and
+  // that point, normal to n, separate the shapes, so the distance is exactly 0.1 along n. The
+  // closest point of M lies inside a face of M for face contacts: GJK took 5 to 6 iterations
+  // there (4.9 box–box, 5.8 box–hull32 in the benchmark's face poses; 3.9 on average over these
+  // cold queries) before the box clamp (box_vertex_certificate) answered them from the vertex.
+  std::mt19937_64 rng(20261128);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_real_distribution<double> weight(0.2, 1.0);
+  const auto hull = sphere_point_hull(rng, 32);
+  const Shape box = Shape::box(Vec3(1.0, 0.7, 0.5));
+  const Shape other_box = Shape::box(Vec3(0.6, 0.4, 0.9));
+  const Shape hull_shape = Shape::convex_hull(&hull->hull);
+  constexpr double kGap = 0.1;
+  auto cold = make_narrow_phase();  // a query with an empty cache
+  auto warm = make_narrow_phase();  // the same pose again, with the cache the cold one left
+  int queries = 0;
+  for (int c = 0; c < 3; ++c) {     // B a box, B a hull, A a hull under B the box
+    for (int k = 1; k <= 3; ++k) {  // the box's feature: face, edge, corner
+      for (int i = 0; i < 100; ++i) {
+        // The feature of the box (the mirror case: B), in its own frame.
+        const Vec3 h = box.half_extents_m;
+        Vec3 n_G = Vec3::Zero();
+        Vec3 e_G;
+        const int first = static_cast<int>(rng() % 3);
+        for (int j = 0; j < 3; ++j) e_G[j] = 0.8 * unit(rng) * h[j];
+        for (int j = 0; j < k; ++j) {
+          const int axis = (first + j) % 3;
+          const double sign = unit(rng) < 0.0 ? -1.0 : 1.0;
+          n_G[axis] = sign * weight(rng);
+          e_G[axis] = sign * h[axis];
+        }
+        n_G.normalize();
+        const Pose X_box = make_pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
+        const Vec3 n_W = X_box.R * n_G;  // out of the box's feature
+        const Vec3 e_W = X_box.transform_point(e_G);
+        const Shape& other = c == 0 ? other_box : hull_shape;
+        Pose X_other = make_pose(random_rotation(rng), Vec3::Zero());
+        X_other.p = e_W + kGap * n_W - X_other.R * support(other, X_other.R.transpose() * -n_W);
+        const bool mirror = c == 2;
+        NarrowPhaseCache cache;
+        ContactManifold manifold;
+        for (int pass = 0; pass < 2; ++pass) {  // cold, then warm at the same pose
+          GjkEpaNarrowPhase& phase = pass == 0 ? *cold : *warm;
+          if (mirror) {
+            phase.query(other, X_other, box, X_box, cache, manifold);
+          } else {
+            phase.query(box, X_box, other, X_other, cache, manifold);
+          }
+          const ContactGeometry& g = manifold.points[0];
+          ++queries;
+          INFO("case " << c << " feature " << k << " sample " << i << " pass " << pass
+                       << " distance " << g.distance_m);
+          CHECK(std::abs(g.distance_m - kGap) <= 1e-12 * kGap);
+          CHECK((g.normal_W - (mirror ? -n_W : n_W)).norm() <= 1e-9);
+          CHECK(witness_error(g) <= 1e-12);
+        }
+      }
+    }
+  }
+  CHECK(cold->statistics().queries + warm->statistics().queries == queries);
+  const double cold_mean = static_cast<double>(cold->statistics().total_iterations) / (queries / 2);
+  const double warm_mean = static_cast<double>(warm->statistics().total_iterations) / (queries / 2);
+  INFO("mean iterations cold " << cold_mean << " warm " << warm_mean);
+  CHECK(cold_mean <= 2.0);  // 3.9 before box_vertex_certificate
+  CHECK(warm_mean <= 1.0);
+}
