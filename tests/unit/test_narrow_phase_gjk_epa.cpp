@@ -1737,15 +1737,15 @@ TEST_CASE(
     "gjk_epa: a vertex over a box's face, edge or corner gives the constructed distance within "
     "1e-12 relative in at most 2.7 iterations on average cold and 1 warm") {
   // Resting contact of polytopes: a box's face (or edge, or corner) under the lowest vertex of a
-  // random box or hull, and the mirror (a hull's or a box's vertex under the box, which is then
-  // B of the pair). The normal n is drawn from
-  // the normal cone of the box's feature (its face normal, or a positive mix of the two or three
-  // face normals of an edge or corner), the point e on that feature (inside it by a margin), and
-  // the other shape's support point along −n is placed at e + 0.1·n: the planes through e and
-  // that point, normal to n, separate the shapes, so the distance is exactly 0.1 along n. The
-  // closest point of M lies inside a face of M for face contacts: GJK took 5 to 6 iterations
-  // there (4.9 box–box, 5.8 box–hull32 in the benchmark's face poses; 3.74 on average over these
-  // cold queries) before the box clamp (box_vertex_certificate) answered them from the vertex.
+  // random box or hull, and the mirror (a hull's or a box's vertex over the box, which is then
+  // B of the pair). The normal n is drawn from the normal cone of the box's feature (its face
+  // normal, or a positive mix of the two or three face normals of an edge or corner), the point
+  // e on that feature (inside it by a margin), and the other shape's support point along −n is
+  // placed at e + 0.1·n: the planes through e and that point, normal to n, separate the shapes,
+  // so the distance is exactly 0.1 along n. The closest point of M lies inside a face of M for
+  // face contacts: GJK took 5 to 6 iterations there (4.9 box–box, 5.8 box–hull32 in the
+  // benchmark's face poses; 3.74 on average over these cold queries) before the box clamp
+  // (box_vertex_certificate) answered them from the vertex.
   std::mt19937_64 rng(20261128);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::uniform_real_distribution<double> weight(0.2, 1.0);
