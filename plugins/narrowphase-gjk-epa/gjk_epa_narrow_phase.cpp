@@ -700,6 +700,16 @@ struct CoreContact {
   int warm_pair_count = 0;
 };
 
+// GJK's stopping rule (van den Bergen 1999, §4): |v|² − v·w, here `gap`, bounds
+// |v|·(|v| − distance), so gap ≤ tolerance·|v|² makes |v| a distance with relative error ≤
+// tolerance; the second term is the rounding floor of v·w for a problem of size `scale`, without
+// which tiny tolerances would never be met (its square root only when the first test fails).
+[[gnu::always_inline]] inline bool gjk_converged(double gap, double vv, double tolerance,
+                                                 double scale) {
+  return gap <= tolerance * vv ||
+         gap <= tolerance * vv + 8.0 * kMachineEpsilon * scale * std::sqrt(vv);
+}
+
 // The one-point certificate of a warm start: the point p = s_M(d) is M's support along its
 // direction d, so −d̂·w bounds the distance from below (the plane d·x = d·w separates the origin
 // from M when positive) and |w| from above. True when the bounds agree to GJK's stopping rule
@@ -1063,15 +1073,8 @@ class Solver {
       support_into(-simplex.v, p);
       ++counters_.iterations;
       grow_scale(p.w);
-      // van den Bergen (1999) §4: |v|² − v·w bounds |v|·(|v| − distance), so stopping when it is
-      // below tolerance·|v|² makes |v| a distance with relative error ≤ tolerance. The second term
-      // is the rounding floor of v·w, without which tiny tolerances would never be met.
       const double gap = vv - simplex.v.dot(p.w);
-      // (The rounding term's square root only when the first term does not decide.)
-      if (gap <= tolerance_ * vv ||
-          gap <= tolerance_ * vv + 8.0 * kMachineEpsilon * scale_ * std::sqrt(vv)) {
-        break;
-      }
+      if (gjk_converged(gap, vv, tolerance_, scale_)) break;
       // The hand-off to Newton (polish_separated) after `handoff` iterations, or sooner once the
       // support along −v comes within kGjkHandoffGap·|v|² of |v|² (the distance bounds agree
       // to about that fraction: −v̂ is a good start). The polish starts from −v̂ with this
@@ -2116,8 +2119,7 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
   const double qq = q.w.squaredNorm();
   if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
   const double gap = vv - p.w.dot(q.w);
-  const bool stop = gap <= tolerance * vv ||
-                    gap <= tolerance * vv + 8.0 * kMachineEpsilon * scale * std::sqrt(vv) ||
+  const bool stop = gjk_converged(gap, vv, tolerance, scale) ||
                     (q.w - p.w).squaredNorm() <= (4.0 * kMachineEpsilon * scale) *
                                                      (4.0 * kMachineEpsilon * scale);  // repeated
   if (stop && vv > separated2 * scale * scale) {
@@ -2143,14 +2145,13 @@ bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double s
 // is the problem's size (as Solver::solve's).
 // Where a face of M holds the closest point (a vertex over a face), GJK needs four or five
 // supports to find three of its corners; the clamp takes one or two. Callgrind per query,
-// benchmark face poses, cold: box–box separated 4,663 → 1,075 (mean iterations 4.9 → 1.0, the
-// start's support not counted), box–hull32 separated 7,716 → 1,786 (5.8 → 1.3); warm (GJK's
-// three cached directions before): 2,132 → 1,157 and 2,746 → 1,465. Default (vertex–vertex)
-// poses, cold: 1,224 → 1,116 and 3,784 → 3,444.
+// benchmark face poses, cold: box–box separated 4,663 → 1,118 (mean iterations 4.9 → 1.0, the
+// start's support not counted), box–hull32 separated 7,716 → 1,788 (5.8 → 1.3); warm (GJK's
+// three cached directions before): 2,132 → 1,171 and 2,746 → 1,465. Default (vertex–vertex)
+// poses, cold: 1,224 → 1,216 and 3,784 → 3,462.
 constexpr int kBoxClampSteps = 3;
 bool box_vertex_certificate(CoreDifference& difference, const SupportPoint& from, double scale,
                             double tolerance, QueryCounters& counters, SupportPoint& out) {
-  const double slack = 8.0 * kMachineEpsilon * scale;
   const double separated2 = kSeparatedFraction * kSeparatedFraction * scale * scale;
   const bool box_a = difference.a_is_box();  // B's vertex clamped to A's box
   const bool box_b = difference.b_is_box();  // A's vertex clamped to B's box
@@ -2170,9 +2171,7 @@ bool box_vertex_certificate(CoreDifference& difference, const SupportPoint& from
     SupportPoint& s = out;                 // M's support along −v (out is rewritten on success)
     difference.support_into(-v, s);
     ++counters.iterations;
-    // GJK's stopping rule with the support along −v.
-    const double gap = vv - v.dot(s.w);
-    if (gap <= tolerance * vv || gap <= tolerance * vv + slack * std::sqrt(vv)) {
+    if (gjk_converged(vv - v.dot(s.w), vv, tolerance, scale)) {  // GJK's rule, support along −v
       out.a = a;
       out.b = b;
       out.w = v;
