@@ -108,6 +108,18 @@ constexpr double kVertexPacking = static_cast<double>(std::uint64_t{1} << kVerte
 // of M, so the seeds keep the polytope inside M at any pose and EPA's answer exact; at a nearby
 // pose they are the vertices EPA needs.
 constexpr int kMaxWarmPairs = 8;
+// Polytope cores separated at one point of M (a one-point answer: a vertex over a vertex, an
+// edge or a face): [0] holds −1, [1..3] the closest point of A's core in A's frame, [4..6] that
+// of B's core in B's frame, a hull's as its vertex number (keep_one_point()). Any pair of points
+// of the cores is a point of M, so at any later pose the pair is a start point, and after a small
+// motion the closest one: GJK's first iteration from it, one support, certifies the distance,
+// where a support along a cached direction, the normal before the motion, returned the same pair
+// without certifying it (the direction is off the new normal by the turn) and GJK took a second
+// support. Each point is projected on its core before use (cached_core_point()): an entry made
+// for other shapes of the same types must not bring a point outside M.
+constexpr double kCacheOnePoint = -1.0;
+constexpr int kCachePointA = 1;
+constexpr int kCachePointB = 4;
 
 // One point of the Minkowski difference M = core(A) − core(B), in A's frame.
 // Left uninitialised: simplices and polytopes only read the points they have written.
@@ -698,7 +710,22 @@ struct CoreContact {
   // to the origin. With warm_pair_count > 0 they replace warm_directions in the cache.
   std::array<double, kMaxWarmPairs> warm_pairs{};
   int warm_pair_count = 0;
+  // Separated cores whose closest point of M is one point of GJK's (one_point_contact()): the
+  // witnesses are points of the cores, cached as a pair between polytope cores (kCacheOnePoint),
+  // with the hull vertices they are (SupportPoint::vertex_a, vertex_b).
+  bool one_point = false;
+  std::uint32_t vertex_a = 0;
+  std::uint32_t vertex_b = 0;
 };
+
+// R·x + t written out. Eigen's assignment of that expression, instantiated at several places in
+// GjkEpaNarrowPhase::query(), was compiled out of line there (a call per point, about 30
+// instructions per query more).
+[[gnu::always_inline]] inline Vec3 affine(const Mat3& R, const Vec3& x, const Vec3& t) {
+  return Vec3(R(0, 0) * x.x() + R(0, 1) * x.y() + R(0, 2) * x.z() + t.x(),
+              R(1, 0) * x.x() + R(1, 1) * x.y() + R(1, 2) * x.z() + t.y(),
+              R(2, 0) * x.x() + R(2, 1) * x.y() + R(2, 2) * x.z() + t.z());
+}
 
 // GJK's stopping rule (van den Bergen 1999, §4): |v|² − v·w, here `gap`, bounds
 // |v|·(|v| − distance), so gap ≤ tolerance·|v|² makes |v| a distance with relative error ≤
@@ -745,7 +772,61 @@ CoreContact one_point_contact(const SupportPoint& p, bool polytope_cores) {
   c.point_b = p.b;
   c.warm_count = 1;
   c.warm_directions[0] = polytope_cores ? c.normal : p.d;
+  c.one_point = true;
+  c.vertex_a = p.vertex_a;
+  c.vertex_b = p.vertex_b;
   return c;
+}
+
+// Keeps the closest pair of a one-point answer between polytope cores (kCacheOnePoint): A's point
+// in A's frame, B's in B's, a hull's as its vertex number. Out of line: a warm query whose cached
+// pair certified keeps the entry as it is and does not call it.
+[[gnu::noinline]] void keep_one_point(const Shape& a, const Shape& b, const Pose& X_AB,
+                                      const CoreContact& core, NarrowPhaseCache& cache) {
+  cache.data[kCacheCount] = kCacheOnePoint;
+  double* stored_a = &cache.data[kCachePointA];
+  double* stored_b = &cache.data[kCachePointB];
+  if (a.type == ShapeType::convex_hull) {
+    stored_a[0] = static_cast<double>(core.vertex_a);
+  } else {
+    for (int k = 0; k < 3; ++k) stored_a[k] = core.point_a[k];
+  }
+  if (b.type == ShapeType::convex_hull) {
+    stored_b[0] = static_cast<double>(core.vertex_b);
+  } else {
+    const Vec3 r = core.point_b - X_AB.p;  // R_ABᵀ·r, column by column
+    for (int k = 0; k < 3; ++k) stored_b[k] = X_AB.R.col(k).dot(r);
+  }
+}
+
+// A point of the shape's core (sphere, capsule, box or hull) from what keep_one_point() kept, in
+// the shape's frame G, with its hull vertex (0 for other shapes): the kept point projected on
+// the core, so a point of the core whatever the entry holds (B's point came back through a
+// rotation; an entry made for other shapes of the same types is a poor start, not a wrong one).
+// False when a hull's vertex number is out of range.
+[[gnu::always_inline]] inline bool cached_core_point(const Shape& shape, const double* stored,
+                                                     Vec3& p_G, std::uint32_t& vertex) {
+  vertex = 0;
+  switch (shape.type) {
+    case ShapeType::box: {
+      const Vec3 h = shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m);
+      p_G = Vec3(stored[0], stored[1], stored[2]).cwiseMax(-h).cwiseMin(h);
+      return true;
+    }
+    case ShapeType::convex_hull:
+      if (shape.hull == nullptr || !(stored[0] >= 0.0 && stored[0] < shape.hull->vertex_count)) {
+        return false;
+      }
+      vertex = static_cast<std::uint32_t>(stored[0]);
+      p_G = shape.hull->vertices[vertex];
+      return true;
+    case ShapeType::capsule:
+      p_G = Vec3(0.0, 0.0, std::clamp(stored[2], -shape.half_length_m, shape.half_length_m));
+      return true;
+    default:  // a sphere's core, its centre (polytope cores only reach here)
+      p_G = Vec3::Zero();
+      return true;
+  }
 }
 
 // A warm start's single support p (the pose barely moved) certifies the cores' distance at once:
@@ -2156,6 +2237,7 @@ bool box_vertex_certificate(CoreDifference& difference, const SupportPoint& from
   const bool box_a = difference.a_is_box();  // B's vertex clamped to A's box
   const bool box_b = difference.b_is_box();  // A's vertex clamped to B's box
   Vec3 a = from.a, b = from.b;               // the start's vertices, then the last support's
+  std::uint32_t vertex_a = from.vertex_a, vertex_b = from.vertex_b;  // (of a hull among them)
   for (int step = 0; step < kBoxClampSteps; ++step) {
     // The pair as a point v = a − b of M: A's nearest point to b, or a and B's nearest point to
     // a; with two boxes A's at even steps, B's at odd ones (a vertex over A's face takes one
@@ -2176,10 +2258,14 @@ bool box_vertex_certificate(CoreDifference& difference, const SupportPoint& from
       out.b = b;
       out.w = v;
       out.d = -v;
+      out.vertex_a = vertex_a;
+      out.vertex_b = vertex_b;
       return true;
     }
     a = s.a;
     b = s.b;
+    vertex_a = s.vertex_a;
+    vertex_b = s.vertex_b;
   }
   return false;
 }
@@ -2198,6 +2284,34 @@ bool first_step(CoreDifference& difference, ColdStart& start, double sweep, doub
     }
   }
   return cold_first_iteration(difference, start, sweep, tolerance, counters);
+}
+
+// A cached closest pair (kCacheOnePoint) as the point p = start.points[0] of M at this pose, and
+// GJK's first iteration from it: M's support q along −p.w (start.points[1]) and GJK's stopping
+// rule. True when it holds: p is the answer. `supported`: q was taken (p is separated).
+bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cache, const Pose& X_AB,
+                    CoreDifference& difference, double sweep, double tolerance,
+                    QueryCounters& counters, ColdStart& start, bool& supported) {
+  SupportPoint& p = start.points[0];
+  Vec3 b_B;
+  if (!cached_core_point(a, &cache.data[kCachePointA], p.a, p.vertex_a) ||
+      !cached_core_point(b, &cache.data[kCachePointB], b_B, p.vertex_b)) {
+    return false;
+  }
+  p.b = affine(X_AB.R, b_B, X_AB.p);
+  p.w = p.a - p.b;
+  p.d = -p.w;
+  const double vv = p.w.squaredNorm();
+  double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
+  const double separated2 = kSeparatedFraction * kSeparatedFraction;
+  if (!(vv > separated2 * scale * scale)) return false;  // (not finite either)
+  SupportPoint& q = start.points[1];
+  difference.support_into(p.d, q);
+  supported = true;
+  ++counters.iterations;
+  const double qq = q.w.squaredNorm();
+  if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
+  return gjk_converged(vv - p.w.dot(q.w), vv, tolerance, scale);
 }
 
 // Begins a cold query between polytope cores in `start`: the support along the line from M's
@@ -2379,17 +2493,38 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
   // A cold start between polytope cores begins here too: GJK's first iteration often ends it.
   // So does a warm point between polytope cores that did not certify (the pose moved, so its
   // cached direction is no longer the normal): GJK's first iteration from it often ends a moved
-  // vertex–vertex contact, again without solve_pair's set-up.
+  // vertex–vertex contact, again without solve_pair's set-up. A cached closest pair
+  // (kCacheOnePoint) is tried first (pair_certifies()); when it does not certify, the support it
+  // took starts as a warm point would.
   ColdStart cold_start;
   bool cold_begun = false;
   const SupportPoint* one_point = certified ? &warm_point : nullptr;
+  bool pair_kept = false;  // a cached pair certified: the cache keeps it as it is
+  if (same_types && polytope_cores && cache.data[kCacheCount] == kCacheOnePoint) {
+    bool supported = false;
+    pair_kept = pair_certifies(a, b, cache, X_AB, difference, radius_a_m + radius_b_m, tolerance_,
+                               counters, cold_start, supported);
+    if (pair_kept) {
+      one_point = &cold_start.points[0];
+    } else if (supported && (difference.a_is_box() || difference.b_is_box())) {
+      have_warm_point = true;  // the pair's support starts the box clamp below
+      warm_point = cold_start.points[1];
+    } else if (supported) {
+      // GJK goes on from the pair and its support, as after its first iteration from the pair.
+      const SupportPoint& p = cold_start.points[0];
+      const double vv = p.w.squaredNorm();
+      cold_start.count = sub_segment(cold_start.points.data(), 0, 1).vv < vv ? 2 : 1;
+      cold_start.d_A = p.d;
+      cold_begun = true;
+    }
+  }
   if (!same_types && polytope_cores) {
     cold_begun = true;
     if (begin_cold(a, b, X_AB, difference, up_A, radius_a_m + radius_b_m, tolerance_, cold_start,
                    counters)) {
       one_point = &cold_start.points[0];
     }
-  } else if (have_warm_point && !certified && polytope_cores) {
+  } else if (have_warm_point && !certified && !pair_kept && polytope_cores) {
     cold_begun = true;
     cold_start.points[0] = warm_point;
     cold_start.count = 1;
@@ -2411,11 +2546,13 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
   const Vec3 point_b_A = core.point_b - radius_b_m * core.normal;
   out.distance_m = core.distance_m - radius_a_m - radius_b_m;
   out.normal_W = X_WA.R * core.normal;
-  out.point_a_W = X_WA.transform_point(point_a_A);
-  out.point_b_W = X_WA.transform_point(point_b_A);
+  out.point_a_W = affine(X_WA.R, point_a_A, X_WA.p);
+  out.point_b_W = affine(X_WA.R, point_b_A, X_WA.p);
 
   cache.valid = 1;
-  if (core.warm_pair_count > 0) {
+  if (core.one_point && polytope_cores) {
+    if (!pair_kept) keep_one_point(a, b, X_AB, core, cache);
+  } else if (core.warm_pair_count > 0) {
     cache.data[kCacheCount] = -core.warm_pair_count;
     for (int i = 0; i < core.warm_pair_count; ++i) {
       cache.data[kCacheDirections + i] = core.warm_pairs[i];
