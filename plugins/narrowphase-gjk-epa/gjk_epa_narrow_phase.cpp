@@ -337,9 +337,23 @@ class CoreDifference {
     s.d = d_A;
     if (boxes_) {
       // Two boxes: corners by the signs, without the general dispatch (a box's support along
-      // −d is minus its support along d, zero components included, as copysign goes).
-      s.a = box_corner(a_.box_half_extents(), d_A);
-      s.b = X_AB_.p - X_AB_.R * box_corner(b_.box_half_extents(), R_BA_ * d_A);
+      // −d is minus its support along d, zero components included, as copysign goes). Written
+      // out in scalars: Eigen's 3-vector products shuffle 2-wide packets, and this took 119
+      // instructions a support against 77 here (callgrind).
+      const Mat3& R = X_AB_.R;
+      const Vec3& h_a = a_.box_half_extents();
+      const Vec3& h_b = b_.box_half_extents();
+      const double d0 = d_A.x(), d1 = d_A.y(), d2 = d_A.z();
+      // B's corner along R_BA·d (R_BA = R_ABᵀ: R's columns), then its negative seen in A.
+      const double c0 = std::copysign(h_b.x(), R(0, 0) * d0 + R(1, 0) * d1 + R(2, 0) * d2);
+      const double c1 = std::copysign(h_b.y(), R(0, 1) * d0 + R(1, 1) * d1 + R(2, 1) * d2);
+      const double c2 = std::copysign(h_b.z(), R(0, 2) * d0 + R(1, 2) * d1 + R(2, 2) * d2);
+      const Vec3& t = X_AB_.p;
+      s.a = Vec3(std::copysign(h_a.x(), d0), std::copysign(h_a.y(), d1),
+                 std::copysign(h_a.z(), d2));
+      s.b = Vec3(t.x() - (R(0, 0) * c0 + R(0, 1) * c1 + R(0, 2) * c2),
+                 t.y() - (R(1, 0) * c0 + R(1, 1) * c1 + R(1, 2) * c2),
+                 t.z() - (R(2, 0) * c0 + R(2, 1) * c1 + R(2, 2) * c2));
       s.w = s.a - s.b;
       s.vertex_a = 0;
       s.vertex_b = 0;
