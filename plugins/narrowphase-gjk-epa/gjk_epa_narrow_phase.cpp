@@ -143,6 +143,11 @@ Vec3 corner_point(const Vec3& h, std::uint32_t id) {
                             (id & 4u) != 0 ? -1.0 : 1.0));
 }
 
+// A box's core: the box shrunk by its smoothing radius (half sizes).
+Vec3 box_core_half_extents(const Shape& box) {
+  return box.half_extents_m - Vec3::Constant(box.smoothing_radius_m);
+}
+
 // Shapes whose cores have finite vertex sets the warm start can name (kCacheCount): the number
 // of vertices, 0 for other shapes.
 std::uint32_t named_vertices(const Shape& shape) {
@@ -155,7 +160,7 @@ std::uint32_t named_vertices(const Shape& shape) {
 // support returns.
 Vec3 named_vertex(const Shape& shape, std::uint32_t id) {
   if (shape.type == ShapeType::box) {
-    return corner_point(shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m), id);
+    return corner_point(box_core_half_extents(shape), id);
   }
   return shape.hull->vertices[id];
 }
@@ -189,7 +194,7 @@ class CoreSupport {
  public:
   CoreSupport(const Shape& shape, std::uint32_t start_vertex) : shape_(shape) {
     if (shape.type == ShapeType::box) {
-      box_half_extents_ = shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m);
+      box_half_extents_ = box_core_half_extents(shape);
     } else if (shape.type == ShapeType::convex_hull && shape.hull != nullptr &&
                shape.hull->vertex_count > 0) {
       hull_ = shape.hull;
@@ -836,7 +841,7 @@ CoreContact one_point_contact(const SupportPoint& p, bool polytope_cores) {
   vertex = 0;
   switch (shape.type) {
     case ShapeType::box: {
-      const Vec3 h = shape.half_extents_m - Vec3::Constant(shape.smoothing_radius_m);
+      const Vec3 h = box_core_half_extents(shape);
       p_G = Vec3(stored[0], stored[1], stored[2]).cwiseMax(-h).cwiseMin(h);
       return true;
     }
@@ -2210,6 +2215,22 @@ struct ColdStart {
   Vec3 d_A;
 };
 
+// The support GJK's first iteration takes from one point p of M, with Solver::solve's scale for
+// cores swept by `sweep`: false when p is not separated beyond kSeparatedFraction of the scale
+// (or not finite), no support taken; else M's support along −p.w in q, vv = |p.w|², gap = vv −
+// p.w·q.w (GJK's stopping rule's left side) and the scale grown by q (Solver::grow_scale).
+bool first_support(CoreDifference& difference, const SupportPoint& p, double sweep, SupportPoint& q,
+                   double& vv, double& gap, double& scale) {
+  vv = p.w.squaredNorm();
+  scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
+  if (!(vv > kSeparatedFraction * kSeparatedFraction * scale * scale)) return false;
+  difference.support_into(-p.w, q);
+  const double qq = q.w.squaredNorm();
+  if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
+  gap = vv - p.w.dot(q.w);
+  return true;
+}
+
 // GJK's first iteration from a cold start's one point between polytope cores, as Solver::gjk takes
 // it (with Solver::solve's scale): true when its stopping rule holds at once (the first support is
 // the closest point: a vertex–vertex contact), which needs no solver set-up; otherwise the support
@@ -2218,15 +2239,10 @@ struct ColdStart {
 bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double sweep,
                           double tolerance, QueryCounters& counters) {
   const SupportPoint& p = start.points[0];
-  const double vv = p.w.squaredNorm();
-  double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
-  const double separated2 = kSeparatedFraction * kSeparatedFraction;
-  if (!(vv > separated2 * scale * scale)) return false;
   SupportPoint& q = start.points[1];
-  difference.support_into(-p.w, q);
-  const double qq = q.w.squaredNorm();
-  if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
-  const double gap = vv - p.w.dot(q.w);
+  double vv, gap, scale;
+  if (!first_support(difference, p, sweep, q, vv, gap, scale)) return false;
+  const double separated2 = kSeparatedFraction * kSeparatedFraction;
   const bool stop = gjk_converged(gap, vv, tolerance, scale) ||
                     (q.w - p.w).squaredNorm() <= (4.0 * kMachineEpsilon * scale) *
                                                      (4.0 * kMachineEpsilon * scale);  // repeated
@@ -2334,17 +2350,11 @@ bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cach
   p.b = affine(X_AB.R, b_B, X_AB.p);
   p.w = p.a - p.b;
   p.d = -p.w;
-  const double vv = p.w.squaredNorm();
-  double scale = std::sqrt(std::max(sweep * sweep, vv));  // as Solver::solve
-  const double separated2 = kSeparatedFraction * kSeparatedFraction;
-  if (!(vv > separated2 * scale * scale)) return false;  // (not finite either)
-  SupportPoint& q = start.points[1];
-  difference.support_into(p.d, q);
+  double vv, gap, scale;
+  if (!first_support(difference, p, sweep, start.points[1], vv, gap, scale)) return false;
   supported = true;
   ++counters.iterations;
-  const double qq = q.w.squaredNorm();
-  if (qq > scale * scale) scale = std::sqrt(qq);  // Solver::grow_scale
-  return gjk_converged(vv - p.w.dot(q.w), vv, tolerance, scale);
+  return gjk_converged(gap, vv, tolerance, scale);
 }
 
 // Begins a cold query in `start`: the support along the line from M's interior point to the
