@@ -50,6 +50,8 @@ const char* termination_name(Termination termination) {
       return "newton";
     case Termination::newton_closest_point:
       return "newton_closest_point";
+    case Termination::face:
+      return "face";
   }
   return "unknown";
 }
@@ -95,6 +97,13 @@ constexpr double kNewtonTrustRadius = 1.0;
 /// cosine of normal to a straight line of a boundary (|n·a| < kSideLineAngle, a the line's
 /// direction: a cylinder's axis, a box's or a hull's edge).
 constexpr double kSideLineAngle = 0.05;
+/// A flat face's certificate (Solver::face_certificate) is tried where the refinement would hand
+/// over to the Newton finish or to the closest-point completion, when the portal normal is within
+/// this cosine of the face's normal (about 26°), once per face and query.
+constexpr double kFaceCosine = 0.9;
+/// A refinement ending whose normal is within this of a face's (1 − cosine) is cached as that
+/// face (Solver::cache_face_ending).
+constexpr double kFaceEndingSlack = 1e-9;
 
 template <class T>
 double to_double(const T& value) {
@@ -824,6 +833,58 @@ class Solver {
     set_geometry(r4.a, r4.b, T(-dot(r4.p, e4)), e4);
   }
 
+  /// Flat faces of the cores whose support set has a closed form: a box's six faces, a
+  /// cylinder's two caps. face_certificate(on_b, axis, negative): the face of A (or B) normal to
+  /// its frame's axis `axis`, on the negative side when `negative`. With M = A ⊖ B and e the
+  /// direction of A ⊖ B whose support set is that face minus the other shape's support point s
+  /// (e the face's outward normal for A, minus it for B), the plane e·x = h, h = e·s.p, supports
+  /// A ⊖ B. The face's flat piece of A ⊖ B is the face translated by the other shape's point. When
+  /// the origin's foot on that plane, h·e, lies in that piece (and, if h ≥ 0, the origin ray's
+  /// exit point does too), the answer is exact: separated (h < 0), the foot is the point of
+  /// A ⊖ B nearest to the origin, at distance −h; penetrating, the origin ray leaves A ⊖ B
+  /// through that face, the limit the refinement converges to, and the depth is h along e, the
+  /// witnesses at the foot as finish_tc3 takes them. On a curved pair the refinement converges to
+  /// a face only linearly (its support points slide along the other shape's curve), the Newton
+  /// finish cannot (a face is a kink of the support function): a cylinder's cap on another
+  /// cylinder's rim took 18 refinement iterations, 30 when separated. One support each.
+  bool face_certificate(bool on_b, int axis, bool negative);
+  /// The certificate of A's and of B's face nearest to the portal normal n4, when within
+  /// kFaceCosine of it and not tried yet in this query. True when one answered. Out of line: the
+  /// refinement loop keeps its registers.
+  [[gnu::noinline]] bool try_faces(const V& n4) {
+    const Vec3 e = n4.to_vec3().normalized();
+    for (const bool on_b : {false, true}) {
+      int axis;
+      bool negative;
+      if (!nearest_face(on_b, e, axis, negative, kFaceCosine)) continue;
+      const std::uint16_t bit =
+          std::uint16_t(1u << ((on_b ? 6 : 0) + 2 * axis + (negative ? 1 : 0)));
+      if ((faces_tried_ & bit) != 0) continue;
+      faces_tried_ |= bit;
+      if (face_certificate(on_b, axis, negative)) return true;
+    }
+    return false;
+  }
+  /// The face of A (of B when on_b) whose direction of A ⊖ B (face_direction) is nearest to the
+  /// unit direction e (A's frame): a box's face or a cylinder's cap, in `axis` and `negative`.
+  /// False for other shapes or when the cosine between them is below `min_cosine`.
+  bool nearest_face(bool on_b, const Vec3& e, int& axis, bool& negative, double min_cosine) const {
+    const bool box = on_b ? box_b_ : box_a_;
+    if (!box && !(on_b ? cylinder_b_ : cylinder_a_)) return false;
+    // The face's outward normal in its shape's frame is e for A, −R_ABᵀe for B.
+    const Vec3 d = on_b ? Vec3(-(pair_.R_AB.transpose() * e)) : e;
+    axis = 2;
+    if (box) d.cwiseAbs().maxCoeff(&axis);
+    negative = d[axis] < 0.0;
+    return std::abs(d[axis]) >= min_cosine;
+  }
+  /// The direction e of A ⊖ B (A's frame) along which A's support set is A's face (on_b false)
+  /// or B's is B's face: the face's outward normal for A, its opposite for B.
+  Vec3 face_direction(bool on_b, int axis, bool negative) const {
+    const double sign = negative ? -1.0 : 1.0;
+    return on_b ? Vec3(-sign * pair_.R_AB.col(axis)) : Vec3(sign * Vec3::Unit(axis));
+  }
+
   bool newton_finish(const Vec3& start);
   struct StraightLine;
   /// `found`: the line as find_straight_line gave it at `start`, else it is looked up here.
@@ -926,7 +987,29 @@ class Solver {
     warm_->newton = warm_->valid = true;
     warm_->newton_side = side;
     warm_->newton_separated = false;
+    warm_->face = false;
     warm_->cores = on_cores_;
+  }
+  /// Caches the normal e of a flat face the query ended on: the pair's next query tries that
+  /// face's certificate first (run_portal).
+  void cache_face(const Vec3& e) {
+    if (warm_ == nullptr) return;
+    finish_newton_cache(e, 0);
+    warm_->face = true;
+  }
+  /// A refinement ending (TC2, TC3) on a curved pair whose portal normal n4 is a face's normal to
+  /// within rounding: that face is cached as face_certificate's ending caches it.
+  void cache_face_ending(const V& n4) {
+    if (!faces_ || warm_ == nullptr) return;
+    const Vec3 e = n4.to_vec3().normalized();
+    for (const bool on_b : {false, true}) {
+      int axis;
+      bool negative;
+      if (nearest_face(on_b, e, axis, negative, 1.0 - kFaceEndingSlack)) {
+        cache_face(face_direction(on_b, axis, negative));
+        return;
+      }
+    }
   }
   /// Sets the origin ray e1 (from r0, set by phase 1's start), the ray's support point and the
   /// thresholds for a warm Newton start from the cached normal, as the cold start sets them (which
@@ -1029,7 +1112,11 @@ class Solver {
       return newton_;
     }
   }
-  int newton_attempts_ = 0;           ///< Newton finishes tried in this query
+  int newton_attempts_ = 0;  ///< Newton finishes tried in this query
+  /// Curved pair on the cores with a box or a cylinder: flat faces are certified (try_faces).
+  const bool faces_ =
+      newton_on() && portal_on_cores() && (box_a_ || box_b_ || cylinder_a_ || cylinder_b_);
+  std::uint16_t faces_tried_ = 0;     ///< faces certified in this query (try_faces' bits)
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
   mutable std::uint32_t hint_b_ = 0;
@@ -1050,6 +1137,45 @@ class Solver {
   V ray_;  ///< unit direction of the origin ray, from r0 towards the origin
   Result& result_;
 };
+
+template <class T, bool kBoxes>
+bool Solver<T, kBoxes>::face_certificate(bool on_b, int axis, bool negative) {
+  const Mat3& R = pair_.R_AB;
+  const Vec3 e = face_direction(on_b, axis, negative);
+  const V e_T = V::from(e);
+  const S s = core_support(e_T);
+  const T h = dot(s.p, e_T);  // the support value of A ⊖ B along e
+  const V foot = e_T * h;
+  // Whether the point x of the plane e·x = h lies in the face's piece of A ⊖ B: the face's point
+  // x + s.b (A's face) or s.a − x (B's, in B's frame) inside the face, tested across its normal.
+  const auto in_face = [&](const V& x) {
+    const Vec3& core = on_b ? core_b_ : core_a_;
+    const Vec3 p =
+        on_b ? Vec3(R.transpose() * ((s.a - x).to_vec3() - pair_.p_AB)) : (x + s.b).to_vec3();
+    if (on_b ? box_b_ : box_a_) {
+      const int i = (axis + 1) % 3, j = (axis + 2) % 3;
+      return std::abs(p[i]) <= core[i] && std::abs(p[j]) <= core[j];
+    }
+    return p.x() * p.x() + p.y() * p.y() <= core.x() * core.x();  // a cylinder's cap
+  };
+  if (!(h < T(0.0))) {
+    // Penetrating (or touching): the origin ray r0 + t·ray must leave through the face.
+    const T along = dot(ray_, e_T);
+    if (!(along > T(0.0))) return false;
+    const T t = (h - dot(r0_, e_T)) / along;
+    if (!in_face(r0_ + ray_ * t)) return false;
+  }
+  if (!in_face(foot)) return false;
+  result_.termination = Termination::face;
+  result_.result_tolerance = result_.last_tolerance = 0.0;
+  if (on_b) {
+    set_geometry(s.a, s.a - foot, T(-h), e_T);
+  } else {
+    set_geometry(foot + s.b, s.b, T(-h), e_T);
+  }
+  cache_face(e);
+  return true;
+}
 
 /// TC3 (L440–444): the portal lies on the boundary of A ⊖ B within tolerance. A penetrating pair
 /// reports the depth along the portal normal e4 as the support value r4·e4 of A ⊖ B, the exact
@@ -1533,10 +1659,13 @@ void Solver<T, kBoxes>::run_portal() {
     warm_->valid = false;
     hint_a_ = warm_->hint_a;
     hint_b_ = warm_->hint_b;
+    // A face's normal (face_certificate) gives that face's certificate at once, else the query
+    // starts cold.
     const bool answered =
         warm_newton(c_A, c_B, r0_norm, e1) &&
-        (warm_->newton_separated ? newton_separated(warm_->directions[0])
-                                 : newton(warm_->directions[0], warm_->newton_side));
+        (warm_->face               ? faces_ && try_faces(V::from(warm_->directions[0]))
+         : warm_->newton_separated ? newton_separated(warm_->directions[0])
+                                   : newton(warm_->directions[0], warm_->newton_side));
     if (answered) {
       result_.warm_started = true;
       return;
@@ -1767,6 +1896,7 @@ void Solver<T, kBoxes>::run_portal() {
       }
       if (separated) {
         completion_tried = true;
+        if (faces_ && try_faces(n4)) return;
         if (newton_on() && newton_separated(e4.to_vec3())) return;
         if (complete_closest_point(e4, &portal, &r4)) {
           save_portal(portal);
@@ -1776,6 +1906,7 @@ void Solver<T, kBoxes>::run_portal() {
           return;
         }
       }
+      if (tc2_met || tc3_met) cache_face_ending(n4);  // (a polytope pair saves its portal)
       if (tc2_met) {
         save_portal(portal);
         result_.result_iteration = iteration;
@@ -1795,6 +1926,7 @@ void Solver<T, kBoxes>::run_portal() {
     // Curved pair close to the boundary: the Newton finish takes over (once per query).
     if (newton_on() && newton_attempts_ < kNewtonAttempts &&
         tc3_squared_scaled <= newton_switch_squared * n4_squared) {
+      if (faces_ && try_faces(n4)) return;
       ++newton_attempts_;
       if (newton(n4.to_vec3())) return;
       newton_switch_squared *= T(kNewtonRetry * kNewtonRetry);

@@ -77,6 +77,15 @@
 //    on curved cores): every m gives the lower bound −h(m) of the distance and every support point
 //    the upper bound |s|, and the answer stands when they agree to the tolerance; its normal is
 //    cached as well;
+//  - flat face certificate on curved pairs: where a box's face or a cylinder's cap meets a point of
+//    the other shape, A ⊖ B has a flat face whose support points the refinement reaches only
+//    linearly (they slide along the other shape's curve) and Newton not at all (a face is a kink
+//    of the support function). Where the refinement would hand over to Newton or to the
+//    closest-point completion and its portal normal is within 26° of such a face's normal, one
+//    support along that normal gives the face's support plane; when the origin's foot on it (and,
+//    penetrating, the origin ray's exit point) lies in the face's piece of A ⊖ B, that plane is
+//    the answer, exactly (Termination::face). The face's normal is cached (WarmPortal::face), also
+//    after a refinement ending on it, and the pair's next query tries that face first;
 #pragma once
 
 #include <array>
@@ -134,6 +143,10 @@ struct WarmPortal {
   /// The pair was separated: directions[0] is the normal of its distance (the separated Newton's
   /// start).
   bool newton_separated = false;
+  /// The pair ended on a flat face (a box's face or a cylinder's cap, Termination::face or a
+  /// refinement ending there): directions[0] is its normal, whose face certificate the next query
+  /// tries first.
+  bool face = false;
 };
 
 /// How a query ended.
@@ -158,8 +171,9 @@ enum class Termination : std::int32_t {
   /// Curved pair proven separated: Newton steps on the support function over unit directions
   /// closed the gap between the distance's bounds to the tolerance
   newton_closest_point = 11,
+  face = 12,  ///< certified on a flat face of a box or a cylinder's cap (face_certificate)
 };
-inline constexpr int termination_count = 12;
+inline constexpr int termination_count = 13;
 const char* termination_name(Termination termination);
 
 /// Result of one MPR query with what is needed to judge it.

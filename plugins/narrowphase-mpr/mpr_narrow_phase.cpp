@@ -25,14 +25,15 @@ ContactGeometry swap_roles(const ContactGeometry& geometry) {
 
 /// NarrowPhaseCache layout of the warm start: data[0..8] the portal's three support directions in
 /// A's frame (a curved pair's Newton normal in data[0..2]), data[9] the flags kCoresFlag and
-/// kNewtonFlag (with kSeparatedFlag, or the straight line it ended on times kLineUnit), data[10]
-/// and data[11] the hull
-/// vertex numbers A's and B's supports ended at; `valid` holds kPortalTag while they are set.
+/// kNewtonFlag (with kSeparatedFlag or kFaceFlag, or the straight line it ended on times
+/// kLineUnit), data[10] and data[11] the hull vertex numbers A's and B's supports ended at; `valid`
+/// holds kPortalTag while they are set.
 constexpr std::int32_t kPortalTag = 0x4d505232;  // "MPR2"
 constexpr int kCoresFlag = 1;      ///< the support points were the cores' (WarmPortal::cores)
 constexpr int kNewtonFlag = 2;     ///< a Newton normal, not a portal (WarmPortal::newton)
 constexpr int kSeparatedFlag = 4;  ///< a separated pair's normal (WarmPortal::newton_separated)
-constexpr int kLineUnit = 8;       ///< times WarmPortal::newton_side (0..8)
+constexpr int kFaceFlag = 8;       ///< a flat face's normal (WarmPortal::face)
+constexpr int kLineUnit = 16;      ///< times WarmPortal::newton_side (0..8)
 constexpr int kFlagsEnd = 9 * kLineUnit;
 
 /// A vertex number stored as a double (exact below 2^53); anything else reads as 0.
@@ -62,6 +63,7 @@ bool read_portal(const NarrowPhaseCache& cache, mpr::WarmPortal& warm) {
   warm.newton = (flags & kNewtonFlag) != 0;
   warm.newton_side = static_cast<std::uint8_t>(flags / kLineUnit);
   warm.newton_separated = (flags & kSeparatedFlag) != 0;
+  warm.face = (flags & kFaceFlag) != 0;
   warm.hint_a = read_vertex(cache.data[10]);
   warm.hint_b = read_vertex(cache.data[11]);
   warm.valid = true;
@@ -76,7 +78,8 @@ void write_portal(const mpr::WarmPortal& warm, NarrowPhaseCache& cache) {
   for (int v = 0; v < 3; ++v)
     for (int k = 0; k < 3; ++k) cache.data[3 * v + k] = warm.directions[v][k];
   cache.data[9] = (warm.cores ? kCoresFlag : 0) + (warm.newton ? kNewtonFlag : 0) +
-                  (warm.newton_separated ? kSeparatedFlag : 0) + kLineUnit * warm.newton_side;
+                  (warm.newton_separated ? kSeparatedFlag : 0) + (warm.face ? kFaceFlag : 0) +
+                  kLineUnit * warm.newton_side;
   cache.data[10] = warm.hint_a;
   cache.data[11] = warm.hint_b;
   cache.valid = kPortalTag;
@@ -180,8 +183,9 @@ ParameterSchema MprNarrowPhase::schema() {
           "converges only linearly, Newton steps on the support function take over once the "
           "refinement is within 1e-3 of the size, and end when the support point lies on the "
           "origin ray within the tolerance (the limit of the refinement, certified); where "
-          "Newton cannot (faces, side lines) the refinement goes on. false refines to TC2/TC3 "
-          "as Neumayr's MPR does"),
+          "Newton cannot (side lines) the refinement goes on; a box's face or a cylinder's cap "
+          "against a curved shape's point is certified by one support (the flat face "
+          "certificate). false refines to TC2/TC3 as Neumayr's MPR does"),
   };
 }
 

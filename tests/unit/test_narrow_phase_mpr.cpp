@@ -1457,3 +1457,114 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE(
+    "mpr: a flat face (a cylinder's cap, a box's face) against a curved shape's point is "
+    "certified by one support, exact within 2e-12 m along the face normal, separated or "
+    "penetrating, and again warm without refinement") {
+  // The face is A's or B's. The other shape's support point along the face's inward normal is put
+  // above a point inside the face (within 80 % of its size) at signed gap s along the face's
+  // outward normal n: separated (s > 0), the distance is s along n exactly; penetrating (s < 0),
+  // moving B by −s along n separates the shapes, and the origin ray leaves A ⊖ B through that
+  // face when its exit point lies in it (the certificate checks that: where it does not, MPR's
+  // answer is another face's). The refinement alone (newton_finish: false, which also turns the
+  // certificate off) converges to the same answer only linearly; it is the reference within 1e-6 m.
+  // A point beyond the face's edge (at 1.2 of its size) must not be certified.
+  struct Case {
+    Shape a, b;
+    bool face_of_b;  // the face is B's (else A's)
+  };
+  const std::vector<Case> cases = {
+      {Shape::cylinder(0.3, 1.0), Shape::cylinder(0.2, 0.8), false},
+      {Shape::cylinder(0.3, 1.0), Shape::ellipsoid(Vec3(0.2, 0.4, 0.3)), false},
+      {Shape::box(Vec3(0.4, 0.3, 0.2)), Shape::cylinder(0.2, 0.8), false},
+      {Shape::ellipsoid(Vec3(0.5, 0.3, 0.2)), Shape::box(Vec3(0.4, 0.3, 0.2)), true},
+      {Shape::cone(0.3, 0.1, 0.8), Shape::cylinder(0.2, 0.8), true}};
+  std::mt19937_64 rng(20261129);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_real_distribution<double> gap(1e-3, 0.2);
+  std::uniform_real_distribution<double> depth(0.0, 0.05);
+  for (const std::string& precision : kPrecisions) {
+    MprNarrowPhase mpr_phase = make_mpr(precision);
+    MprNarrowPhase refine_phase = make_mpr(precision, {{"newton_finish", false}});
+    for (const Case& c : cases) {
+      const Shape& flat = c.face_of_b ? c.b : c.a;
+      const Shape& other = c.face_of_b ? c.a : c.b;
+      int certified[2] = {0, 0}, warm_certified[2] = {0, 0}, outside_certified = 0;
+      double worst = 0.0;
+      for (int i = 0; i < 400; ++i) {
+        const bool separated = i % 2 == 0;
+        const bool outside = i % 10 == 9;  // beyond the face's edge
+        const Pose X_WF = random_pose(rng, 2.0);
+        Pose X_WO = random_pose(rng, 0.0);
+        // A face of the flat shape and a point on its plane, in its frame.
+        Vec3 n_F = Vec3::Zero(), p_F = Vec3::Zero();
+        const double reach = outside ? 1.2 : 0.8;
+        if (flat.type == ShapeType::box) {
+          const int axis = static_cast<int>(rng() % 3);
+          const double sign = rng() % 2 == 0 ? 1.0 : -1.0;
+          n_F[axis] = sign;
+          for (int k = 0; k < 3; ++k) p_F[k] = reach * unit(rng) * flat.half_extents_m[k];
+          if (outside) p_F[(axis + 1) % 3] = reach * flat.half_extents_m[(axis + 1) % 3];
+          p_F[axis] = sign * flat.half_extents_m[axis];
+        } else {  // a cylinder's cap
+          const double sign = rng() % 2 == 0 ? 1.0 : -1.0;
+          const double angle = 3.14159265358979 * unit(rng);
+          const double radius = outside ? reach : reach * std::sqrt(std::abs(unit(rng)));
+          n_F = Vec3(0.0, 0.0, sign);
+          p_F = Vec3(radius * flat.radius_m * std::cos(angle),
+                     radius * flat.radius_m * std::sin(angle), sign * flat.half_length_m);
+        }
+        const Vec3 n = X_WF.R * n_F;  // the face's outward normal
+        const double s = separated ? gap(rng) : -depth(rng);
+        // The other shape's support point along −n at the face point plus s·n.
+        X_WO.p = X_WF.transform_point(p_F) -
+                 X_WO.R * contactlab::support(other, X_WO.R.transpose() * -n) + s * n;
+        const Pose& X_WA = c.face_of_b ? X_WO : X_WF;
+        const Pose& X_WB = c.face_of_b ? X_WF : X_WO;
+        // A's outward normal of the contact: n for A's face, −n for B's.
+        const Vec3 normal = c.face_of_b ? Vec3(-n) : n;
+        NarrowPhaseCache cache, refine_cache;
+        ContactManifold out, refined;
+        mpr_phase.query(c.a, X_WA, c.b, X_WB, cache, out);
+        refine_phase.query(c.a, X_WA, c.b, X_WB, refine_cache, refined);
+        const ContactGeometry& g = out.points[0];
+        INFO(precision << " " << shape_type_name(c.a.type) << "-" << shape_type_name(c.b.type)
+                       << " pose " << i << " s " << s << " d " << g.distance_m << " outside "
+                       << outside);
+        check_contract(g, 1e-12);
+        CHECK(std::abs(g.distance_m - refined.points[0].distance_m) <= 1e-6);
+        const bool face = mpr_phase.last_result().termination == mpr::Termination::face;
+        if (outside) {
+          // (another face may be certified: the other shape's cap or face)
+          outside_certified += face && g.normal_W.dot(normal) >= 1.0 - 1e-9;
+          continue;
+        }
+        if (separated) CHECK(std::abs(g.distance_m - s) <= 2e-12);
+        if (!face) continue;
+        ++certified[separated];
+        CHECK(std::abs(g.distance_m - s) <= 2e-12);
+        CHECK(g.normal_W.dot(normal) >= 1.0 - 1e-12);
+        worst = std::max(worst, std::abs(g.distance_m - s));
+        // The same pose again: the cached face answers at once.
+        ContactManifold again;
+        mpr_phase.query(c.a, X_WA, c.b, X_WB, cache, again);
+        const mpr::Result& warm = mpr_phase.last_result();
+        CHECK(std::abs(again.points[0].distance_m - g.distance_m) <= 1e-15);
+        warm_certified[separated] += warm.termination == mpr::Termination::face &&
+                                     warm.warm_started && warm.phase3_iterations == 0;
+      }
+      std::printf(
+          "mpr %s face %s-%s (%s face): certified %d of 200 separated, %d of 160 penetrating, "
+          "warm %d and %d, beyond the edge %d of 40, |d - s| at most %.2e m\n",
+          precision.c_str(), shape_type_name(c.a.type), shape_type_name(c.b.type),
+          c.face_of_b ? "B's" : "A's", certified[1], certified[0], warm_certified[1],
+          warm_certified[0], outside_certified, worst);
+      CHECK(outside_certified == 0);
+      CHECK(certified[1] >= 160);  // 80 % of the separated poses
+      CHECK(certified[0] >= 80);   // half of the penetrating ones (the ray may leave elsewhere)
+      CHECK(warm_certified[1] == certified[1]);
+      CHECK(warm_certified[0] == certified[0]);
+    }
+  }
+}
