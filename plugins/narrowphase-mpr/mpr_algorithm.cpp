@@ -97,9 +97,9 @@ constexpr double kNewtonTrustRadius = 1.0;
 /// cosine of normal to a straight line of a boundary (|n·a| < kSideLineAngle, a the line's
 /// direction: a cylinder's axis, a box's or a hull's edge).
 constexpr double kSideLineAngle = 0.05;
-/// A flat face's certificate (Solver::face_certificate) is tried where the refinement would hand
-/// over to the Newton finish or to the closest-point completion, when the portal normal is within
-/// this cosine of the face's normal (about 26°), once per face and query.
+/// A flat face's certificate (Solver::face_certificate) is tried at the first portal and where the
+/// refinement would hand over to the Newton finish or to the closest-point completion, when the
+/// portal normal is within this cosine of the face's normal (about 26°), once per face and query.
 constexpr double kFaceCosine = 0.9;
 /// A refinement ending whose normal is within this of a face's (1 − cosine) is cached as that
 /// face (Solver::cache_face_ending).
@@ -1864,6 +1864,9 @@ void Solver<T, kBoxes>::run_portal() {
       finish_best(best, start, ray_support(), e1, Termination::degenerate_portal);
       return;
     }
+    // The first portal's normal is often near the face already (a face contact's certificate
+    // then costs no refinement).
+    if (faces_ && iteration == 1 && try_faces(n4)) return;
     const S r4 = support(n4);
     const V off_ray = cross(r4.p, n4);
     const T tc2_scaled = dot(off_ray, off_ray);        // TC2 (L396): tc2² · |n4|²
