@@ -101,6 +101,9 @@ constexpr double kSideLineAngle = 0.05;
 /// refinement would hand over to the Newton finish or to the closest-point completion, when the
 /// portal normal is within this cosine of the face's normal (about 26°), once per face and query.
 constexpr double kFaceCosine = 0.9;
+/// The same before a separated pair's completion (Newton on the support function, then the
+/// closest-point iteration), which costs far more than a failed certificate: about 60°.
+constexpr double kSeparatedFaceCosine = 0.5;
 /// A refinement ending whose normal is within this of a face's (1 − cosine) is cached as that
 /// face (Solver::cache_face_ending).
 constexpr double kFaceEndingSlack = 1e-9;
@@ -851,12 +854,12 @@ class Solver {
   /// The certificate of A's and of B's face nearest to the portal normal n4, when within
   /// kFaceCosine of it and not tried yet in this query. True when one answered. Out of line: the
   /// refinement loop keeps its registers.
-  [[gnu::noinline]] bool try_faces(const V& n4) {
+  [[gnu::noinline]] bool try_faces(const V& n4, double min_cosine = kFaceCosine) {
     const Vec3 e = n4.to_vec3().normalized();
     for (const bool on_b : {false, true}) {
       int axis;
       bool negative;
-      if (!nearest_face(on_b, e, axis, negative, kFaceCosine)) continue;
+      if (!nearest_face(on_b, e, axis, negative, min_cosine)) continue;
       const std::uint16_t bit =
           std::uint16_t(1u << ((on_b ? 6 : 0) + 2 * axis + (negative ? 1 : 0)));
       if ((faces_tried_ & bit) != 0) continue;
@@ -1899,7 +1902,7 @@ void Solver<T, kBoxes>::run_portal() {
       }
       if (separated) {
         completion_tried = true;
-        if (faces_ && try_faces(n4)) return;
+        if (faces_ && try_faces(n4, kSeparatedFaceCosine)) return;
         if (newton_on() && newton_separated(e4.to_vec3())) return;
         if (complete_closest_point(e4, &portal, &r4)) {
           save_portal(portal);
