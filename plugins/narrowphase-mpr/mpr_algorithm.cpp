@@ -480,6 +480,19 @@ inline std::uint32_t climb_support_vertex(const ConvexHull& hull, const Vec3& d,
   return Vec3::Zero();
 }
 
+/// A cylinder or a cone (frustum): flat caps normal to z (a pointed cone's top is its apex).
+bool capped(const Shape& shape) {
+  return shape.type == ShapeType::cylinder || shape.type == ShapeType::cone;
+}
+
+/// The core's radius of a cylinder's or frustum's cap at z < 0 (`negative`, a cone's base) or at
+/// z > 0 (a cone's top radius), the smoothing radius taken off; 0 at a pointed cone's apex.
+double core_cap_radius(const Shape& shape, bool negative) {
+  const double radius =
+      shape.type == ShapeType::cone && !negative ? shape.top_radius_m : shape.radius_m;
+  return std::max(0.0, radius - shape.smoothing_radius_m);
+}
+
 /// The core support of a cylinder of core (radius, ·, half length) `core`: the rim point along d's
 /// radial part (any, if d is axial) at the end d points to. The components are those of a
 /// direction whose squares neither overflow nor underflow here (MPR's directions are cross
@@ -837,10 +850,10 @@ class Solver {
   }
 
   /// Flat faces of the cores whose support set has a closed form: a box's six faces, a
-  /// cylinder's two caps. face_certificate(on_b, axis, negative): the face of A (or B) normal to
-  /// its frame's axis `axis`, on the negative side when `negative`. With M = A ⊖ B and e the
-  /// direction of A ⊖ B whose support set is that face minus the other shape's support point s
-  /// (e the face's outward normal for A, minus it for B), the plane e·x = h, h = e·s.p, supports
+  /// cylinder's or a frustum's two caps. face_certificate(on_b, axis, negative): the face of A (or
+  /// B) normal to its frame's axis `axis`, on the negative side when `negative`. With M = A ⊖ B and
+  /// e the direction of A ⊖ B whose support set is that face minus the other shape's support point
+  /// s (e the face's outward normal for A, minus it for B), the plane e·x = h, h = e·s.p, supports
   /// A ⊖ B. The face's flat piece of A ⊖ B is the face translated by the other shape's point. When
   /// the origin's foot on that plane, h·e, lies in that piece (and, if h ≥ 0, the origin ray's
   /// exit point does too), the answer is exact: separated (h < 0), the foot is the point of
@@ -869,11 +882,11 @@ class Solver {
     return false;
   }
   /// The face of A (of B when on_b) whose direction of A ⊖ B (face_direction) is nearest to the
-  /// unit direction e (A's frame): a box's face or a cylinder's cap, in `axis` and `negative`.
-  /// False for other shapes or when the cosine between them is below `min_cosine`.
+  /// unit direction e (A's frame): a box's face or a cylinder's or frustum's cap, in `axis` and
+  /// `negative`. False for other shapes or when the cosine between them is below `min_cosine`.
   bool nearest_face(bool on_b, const Vec3& e, int& axis, bool& negative, double min_cosine) const {
     const bool box = on_b ? box_b_ : box_a_;
-    if (!box && !(on_b ? cylinder_b_ : cylinder_a_)) return false;
+    if (!box && !capped(on_b ? pair_.b : pair_.a)) return false;
     // The face's outward normal in its shape's frame is e for A, −R_ABᵀe for B.
     const Vec3 d = on_b ? Vec3(-(pair_.R_AB.transpose() * e)) : e;
     axis = 2;
@@ -1116,9 +1129,10 @@ class Solver {
     }
   }
   int newton_attempts_ = 0;  ///< Newton finishes tried in this query
-  /// Curved pair on the cores with a box or a cylinder: flat faces are certified (try_faces).
+  /// Curved pair on the cores with a box, a cylinder or a frustum: flat faces are certified
+  /// (try_faces).
   const bool faces_ =
-      newton_on() && portal_on_cores() && (box_a_ || box_b_ || cylinder_a_ || cylinder_b_);
+      newton_on() && portal_on_cores() && (box_a_ || box_b_ || capped(pair_.a) || capped(pair_.b));
   std::uint16_t faces_tried_ = 0;     ///< faces certified in this query (try_faces' bits)
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
@@ -1151,6 +1165,8 @@ bool Solver<T, kBoxes>::face_certificate(bool on_b, int axis, bool negative) {
   const V foot = e_T * h;
   // Whether the point x of the plane e·x = h lies in the face's piece of A ⊖ B: the face's point
   // x + s.b (A's face) or s.a − x (B's, in B's frame) inside the face, tested across its normal.
+  const double cap_radius = core_cap_radius(on_b ? pair_.b : pair_.a, negative);
+  const double cap_radius_squared = cap_radius * cap_radius;
   const auto in_face = [&](const V& x) {
     const Vec3& core = on_b ? core_b_ : core_a_;
     const Vec3 p =
@@ -1159,7 +1175,7 @@ bool Solver<T, kBoxes>::face_certificate(bool on_b, int axis, bool negative) {
       const int i = (axis + 1) % 3, j = (axis + 2) % 3;
       return std::abs(p[i]) <= core[i] && std::abs(p[j]) <= core[j];
     }
-    return p.x() * p.x() + p.y() * p.y() <= core.x() * core.x();  // a cylinder's cap
+    return p.x() * p.x() + p.y() * p.y() <= cap_radius_squared;  // a cylinder's or frustum's cap
   };
   if (!(h < T(0.0))) {
     // Penetrating (or touching): the origin ray r0 + t·ray must leave through the face.

@@ -77,7 +77,8 @@
 //    on curved cores): every m gives the lower bound −h(m) of the distance and every support point
 //    the upper bound |s|, and the answer stands when they agree to the tolerance; its normal is
 //    cached as well;
-//  - flat face certificate on curved pairs: where a box's face or a cylinder's cap meets a point of
+//  - flat face certificate on curved pairs: where a box's face or a cylinder's or frustum's cap
+//  meets a point of
 //    the other shape, A ⊖ B has a flat face whose support points the refinement reaches only
 //    linearly (they slide along the other shape's curve) and Newton not at all (a face is a kink
 //    of the support function). At the first portal, and where the refinement would hand over
@@ -144,9 +145,9 @@ struct WarmPortal {
   /// The pair was separated: directions[0] is the normal of its distance (the separated Newton's
   /// start).
   bool newton_separated = false;
-  /// The pair ended on a flat face (a box's face or a cylinder's cap, Termination::face or a
-  /// refinement ending there): directions[0] is its normal, whose face certificate the next query
-  /// tries first.
+  /// The pair ended on a flat face (a box's face or a cylinder's or frustum's cap,
+  /// Termination::face or a refinement ending there): directions[0] is its normal, whose face
+  /// certificate the next query tries first.
   bool face = false;
 };
 
@@ -172,7 +173,7 @@ enum class Termination : std::int32_t {
   /// Curved pair proven separated: Newton steps on the support function over unit directions
   /// closed the gap between the distance's bounds to the tolerance
   newton_closest_point = 11,
-  face = 12,  ///< certified on a flat face of a box or a cylinder's cap (face_certificate)
+  face = 12,  ///< certified on a box's face or a cylinder's or frustum's cap (face_certificate)
 };
 inline constexpr int termination_count = 13;
 const char* termination_name(Termination termination);

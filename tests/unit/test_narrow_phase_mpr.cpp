@@ -1459,7 +1459,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "mpr: a flat face (a cylinder's cap, a box's face) against a curved shape's point is "
+    "mpr: a flat face (a box's face, a cylinder's or frustum's cap) against a curved shape's "
+    "point is "
     "certified by one support, exact within 2e-12 m along the face normal, separated or "
     "penetrating, and again warm without refinement") {
   // The face is A's or B's. The other shape's support point along the face's inward normal is put
@@ -1485,6 +1486,8 @@ TEST_CASE(
       {Shape::box(Vec3(0.4, 0.3, 0.2)), Shape::cylinder(0.2, 0.8), false},
       {Shape::ellipsoid(Vec3(0.5, 0.3, 0.2)), Shape::box(Vec3(0.4, 0.3, 0.2)), true},
       {Shape::cone(0.3, 0.1, 0.8), Shape::cylinder(0.2, 0.8), true},
+      {Shape::cone(0.3, 0.1, 0.8), Shape::ellipsoid(Vec3(0.2, 0.4, 0.3)), false},
+      {Shape::ellipsoid(Vec3(0.5, 0.3, 0.2)), Shape::cone(0.3, 0.1, 0.8), true},
       // Smoothed (rounded) shapes: the certificate runs on the cores, the radii added after.
       {smoothed(Shape::box(Vec3(0.4, 0.3, 0.2)), 0.02), smoothed(Shape::cylinder(0.2, 0.8), 0.01),
        false}};
@@ -1515,13 +1518,15 @@ TEST_CASE(
           for (int k = 0; k < 3; ++k) p_F[k] = reach * unit(rng) * flat.half_extents_m[k];
           if (outside) p_F[(axis + 1) % 3] = reach * flat.half_extents_m[(axis + 1) % 3];
           p_F[axis] = sign * flat.half_extents_m[axis];
-        } else {  // a cylinder's cap
+        } else {  // a cylinder's or frustum's cap (a frustum's top radius at +z)
           const double sign = rng() % 2 == 0 ? 1.0 : -1.0;
           const double angle = 3.14159265358979 * unit(rng);
           const double radius = outside ? reach : reach * std::sqrt(std::abs(unit(rng)));
+          const double cap_m =
+              flat.type == ShapeType::cone && sign > 0.0 ? flat.top_radius_m : flat.radius_m;
           n_F = Vec3(0.0, 0.0, sign);
-          p_F = Vec3(radius * flat.radius_m * std::cos(angle),
-                     radius * flat.radius_m * std::sin(angle), sign * flat.half_length_m);
+          p_F = Vec3(radius * cap_m * std::cos(angle), radius * cap_m * std::sin(angle),
+                     sign * flat.half_length_m);
         }
         const Vec3 n = X_WF.R * n_F;  // the face's outward normal
         const double s = separated ? gap(rng) : -depth(rng);
