@@ -865,7 +865,7 @@ class Solver {
   /// cylinder's rim took 18 refinement iterations, 30 when separated. One support each.
   bool face_certificate(bool on_b, int axis, bool negative);
   /// The certificate of A's and of B's face nearest to the portal normal n4, when within
-  /// kFaceCosine of it and not tried yet in this query. True when one answered. Out of line: the
+  /// min_cosine of it and not tried yet in this query. True when one answered. Out of line: the
   /// refinement loop keeps its registers.
   [[gnu::noinline]] bool try_faces(const V& n4, double min_cosine = kFaceCosine) {
     const Vec3 e = n4.to_vec3().normalized();
@@ -1133,7 +1133,7 @@ class Solver {
   /// (try_faces).
   const bool faces_ =
       newton_on() && portal_on_cores() && (box_a_ || box_b_ || capped(pair_.a) || capped(pair_.b));
-  std::uint16_t faces_tried_ = 0;     ///< faces certified in this query (try_faces' bits)
+  std::uint16_t faces_tried_ = 0;     ///< faces tried in this query (try_faces' bits)
   bool radii_applied_ = false;        ///< the completion reported the full shapes' distance
   mutable std::uint32_t hint_a_ = 0;  ///< hull vertex of A's latest support (climb start)
   mutable std::uint32_t hint_b_ = 0;
