@@ -78,16 +78,15 @@
 //    the upper bound |s|, and the answer stands when they agree to the tolerance; its normal is
 //    cached as well;
 //  - flat face certificate on curved pairs: where a box's face or a cylinder's or frustum's cap
-//  meets a point of
-//    the other shape, A ⊖ B has a flat face whose support points the refinement reaches only
-//    linearly (they slide along the other shape's curve) and Newton not at all (a face is a kink
-//    of the support function). At the first portal, and where the refinement would hand over
-//    to Newton or to the closest-point completion, when the portal normal is within 26° of such a
-//    face's normal, one support along that normal gives the face's support plane; when the origin's
-//    foot on it (and, penetrating, the origin ray's exit point) lies in the face's piece of A ⊖ B,
-//    that plane is the answer, exactly (Termination::face). The face's normal is cached
-//    (WarmPortal::face), also after a refinement ending on it, and the pair's next query tries that
-//    face first;
+//    meets a point of the other shape, A ⊖ B has a flat face whose support points the refinement
+//    reaches only linearly (they slide along the other shape's curve) and Newton not at all (a face
+//    is a kink of the support function). At the first portal, and where the refinement would hand
+//    over to Newton or to the closest-point completion, when the portal normal is within 26° of
+//    such a face's normal (60° before a separated pair's completion), one support along that normal
+//    gives the face's support plane; when the origin's foot on it (and, penetrating, the origin
+//    ray's exit point) lies in the face's piece of A ⊖ B, that plane is the answer, exactly
+//    (Termination::face). The face's normal is cached (WarmPortal::face), also after a refinement
+//    ending on it, and the pair's next query tries that face first;
 #pragma once
 
 #include <array>

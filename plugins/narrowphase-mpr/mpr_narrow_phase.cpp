@@ -183,10 +183,10 @@ ParameterSchema MprNarrowPhase::schema() {
           "converges only linearly, Newton steps on the support function take over once the "
           "refinement is within 1e-3 of the size, and end when the support point lies on the "
           "origin ray within the tolerance (the limit of the refinement, certified); where "
-          "Newton cannot (side lines) the refinement goes on; a box's face or a cylinder's or "
-          "frustum's cap "
-          "against a curved shape's point is certified by one support (the flat face "
-          "certificate). false refines to TC2/TC3 as Neumayr's MPR does"),
+          "Newton cannot (side lines, a hull's faces) the refinement goes on; a box's face or "
+          "a cylinder's or frustum's cap against a curved shape's point is certified by one "
+          "support (the flat face certificate). false refines to TC2/TC3 as Neumayr's MPR "
+          "does"),
   };
 }
 
