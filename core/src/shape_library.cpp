@@ -243,6 +243,20 @@ std::unique_ptr<HullStorage> build_convex_hull(const std::vector<Vec3>& points) 
     storage->neighbor_offsets.push_back(static_cast<std::uint32_t>(storage->neighbors.size()));
   }
   storage->shortest_edge_m = shortest;
+  // The faces around each vertex, in compressed rows (face k is triangle k).
+  storage->vertex_face_offsets.assign(storage->vertices.size() + 1, 0);
+  for (const auto& t : storage->triangles)
+    for (const std::uint32_t i : t) ++storage->vertex_face_offsets[i + 1];
+  for (std::size_t i = 0; i < storage->vertices.size(); ++i)
+    storage->vertex_face_offsets[i + 1] += storage->vertex_face_offsets[i];
+  storage->vertex_faces.resize(storage->vertex_face_offsets.back());
+  {
+    std::vector<std::uint32_t> fill(storage->vertex_face_offsets.begin(),
+                                    storage->vertex_face_offsets.end() - 1);
+    for (std::size_t k = 0; k < storage->triangles.size(); ++k)
+      for (const std::uint32_t i : storage->triangles[k])
+        storage->vertex_faces[fill[i]++] = static_cast<std::uint32_t>(k);
+  }
   storage->interior_point_count = points.size() - storage->vertices.size();
 
   ConvexHull& hull = storage->hull;
@@ -256,6 +270,8 @@ std::unique_ptr<HullStorage> build_convex_hull(const std::vector<Vec3>& points) 
   static_assert(sizeof(std::array<std::uint32_t, 3>) == 3 * sizeof(std::uint32_t));
   hull.triangles = reinterpret_cast<const std::uint32_t*>(storage->triangles.data());
   hull.triangle_count = static_cast<std::uint32_t>(storage->triangles.size());
+  hull.vertex_face_offsets = storage->vertex_face_offsets.data();
+  hull.vertex_faces = storage->vertex_faces.data();
   Vec3 mean = Vec3::Zero();
   for (const Vec3& v : storage->vertices) mean += v;
   hull.centroid = mean / static_cast<double>(storage->vertices.size());

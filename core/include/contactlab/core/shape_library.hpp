@@ -32,6 +32,8 @@ struct HullStorage {
   std::vector<Vec3> face_normals;
   std::vector<double> face_offsets;
   std::vector<std::array<std::uint32_t, 3>> triangles;  ///< outward-oriented boundary triangles
+  std::vector<std::uint32_t> vertex_face_offsets;       ///< faces around each vertex (rows)
+  std::vector<std::uint32_t> vertex_faces;
   std::size_t input_point_count = 0;
   std::size_t interior_point_count = 0;  ///< input points strictly inside the hull
   double shortest_edge_m = 0.0;
