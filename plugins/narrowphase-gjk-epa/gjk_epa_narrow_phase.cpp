@@ -269,7 +269,7 @@ class CoreSupport {
   /// when `vertex` is one of its corners it is the one tested. Of coplanar faces (a polygon split
   /// into triangles), which tie, the first is tested: a foot in another gives false (GJK goes on).
   bool face_nearest(const Vec3& p_G, std::uint32_t vertex, double slack, Vec3& nearest_G,
-                    Vec3& normal_G) const {
+                    Vec3& normal_G, std::uint32_t& face_index) const {
     const ConvexHull& hull = *hull_;
     const std::uint32_t end = hull.vertex_face_offsets[vertex + 1];
     double best = 0.0;
@@ -296,6 +296,7 @@ class CoreSupport {
     }
     nearest_G = foot;
     normal_G = n;
+    face_index = face;
     return true;
   }
   /// A box core's half sizes (zero for other shapes).
@@ -510,15 +511,19 @@ class CoreDifference {
   bool b_has_faces() const { return b_.has_faces(); }
   /// A's point nearest to p_A when a face around A's hull vertex `vertex` holds it
   /// (CoreSupport::face_nearest).
-  bool face_nearest_on_a(const Vec3& p_A, std::uint32_t vertex, double slack, Vec3& q_A,
-                         Vec3& n_A) const {
-    return a_.face_nearest(p_A, vertex, slack, q_A, n_A);
+  bool face_nearest_on_a(const Vec3& p_A, std::uint32_t vertex, double slack, Vec3& q_A, Vec3& n_A,
+                         std::uint32_t& face) const {
+    return a_.face_nearest(p_A, vertex, slack, q_A, n_A, face);
   }
   /// The same on B's hull, in A's frame (n_A: the face's outward normal, B's).
-  bool face_nearest_on_b(const Vec3& p_A, std::uint32_t vertex, double slack, Vec3& q_A,
-                         Vec3& n_A) const {
+  /// The hull's vertex `corner` (0..2) of its face `face` (A's when on_a, else B's).
+  std::uint32_t face_corner(bool on_a, std::uint32_t face, int corner) const {
+    return (on_a ? a_ : b_).shape().hull->triangles[3 * face + corner];
+  }
+  bool face_nearest_on_b(const Vec3& p_A, std::uint32_t vertex, double slack, Vec3& q_A, Vec3& n_A,
+                         std::uint32_t& face) const {
     Vec3 q_B, n_B;
-    if (!b_.face_nearest(R_BA_ * (p_A - X_AB_.p), vertex, slack, q_B, n_B)) return false;
+    if (!b_.face_nearest(R_BA_ * (p_A - X_AB_.p), vertex, slack, q_B, n_B, face)) return false;
     q_A = X_AB_.R * q_B + X_AB_.p;
     n_A = X_AB_.R * n_B;
     return true;
@@ -2293,6 +2298,10 @@ struct ColdStart {
   std::array<SupportPoint, 2> points;
   int count;  // set with the points (begin_cold())
   Vec3 d_A;
+  // A face certificate's answer (face_step()): the vertex pairs of the face's corners with the
+  // other hull's vertex, packed as the cache keeps them (kCacheCount), and how many (0: none).
+  std::array<double, 4> face_pairs;
+  int face_pair_count = 0;
 };
 
 // The support GJK's first iteration takes from one point p of M, with Solver::solve's scale for
@@ -2417,7 +2426,7 @@ bool clamp_step(CoreDifference& difference, ColdStart& start, double sweep, doub
 constexpr int kFaceSteps = 2;
 [[gnu::noinline]] bool hull_face_certificate(CoreDifference& difference, const SupportPoint& p,
                                              const SupportPoint& known, double scale,
-                                             SupportPoint& out) {
+                                             SupportPoint& out, std::array<double, 4>& pairs) {
   const double slack = 8.0 * kMachineEpsilon * scale;
   for (int side = 0; side < 2; ++side) {
     const bool on_a = side == 0;  // a face of A's under a vertex of B's, else the mirror
@@ -2426,8 +2435,9 @@ constexpr int kFaceSteps = 2;
     std::uint32_t vertex_a = p.vertex_a, vertex_b = p.vertex_b;
     for (int step = 0; step < kFaceSteps; ++step) {
       Vec3 x, n;  // the face's point nearest to the other's point, and its outward normal (A)
-      if (on_a ? !difference.face_nearest_on_a(b, vertex_a, slack, x, n)
-               : !difference.face_nearest_on_b(a, vertex_b, slack, x, n)) {
+      std::uint32_t face = 0;
+      if (on_a ? !difference.face_nearest_on_a(b, vertex_a, slack, x, n, face)
+               : !difference.face_nearest_on_b(a, vertex_b, slack, x, n, face)) {
         break;
       }
       // A known point of the other hull lower along n than the point the face was found for:
@@ -2446,6 +2456,14 @@ constexpr int kFaceSteps = 2;
         out.d = -out.w;
         out.vertex_a = vertex_a;
         out.vertex_b = vertex_b;
+        // The face's corners with the other hull's vertex: M's face holding the answer, for the
+        // warm start (GJK from that triangle certifies a nearby pose in one support); the first
+        // corner twice, as the cache holds four pairs at least (a repeat is dropped there).
+        for (int k = 0; k < 4; ++k) {
+          const std::uint32_t corner = difference.face_corner(on_a, face, k % 3);
+          pairs[k] = on_a ? static_cast<double>(corner) + kVertexPacking * vertex_b
+                          : static_cast<double>(vertex_a) + kVertexPacking * corner;
+        }
         return true;
       }
       (on_a ? b : a) = s;
@@ -2470,7 +2488,10 @@ constexpr int kFaceSteps = 2;
   // (touching or overlapping: GJK and EPA decide)
   if (!(vv > kSeparatedFraction * kSeparatedFraction * scale * scale)) return false;
   SupportPoint closest;
-  if (!hull_face_certificate(difference, p, start.points[1], scale, closest)) return false;
+  if (!hull_face_certificate(difference, p, start.points[1], scale, closest, start.face_pairs)) {
+    return false;
+  }
+  start.face_pair_count = 4;
   ++counters.iterations;
   start.points[0] = closest;
   start.count = 1;
@@ -2747,7 +2768,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
       one_point = &cold_start.points[0];
     }
   }
-  const CoreContact core =
+  CoreContact core =
       one_point != nullptr
           ? one_point_contact(*one_point, polytope_cores)
           : solve_pair(a, b, X_AB, cache, same_types, difference, radius_a_m, radius_b_m, up_A,
@@ -2763,6 +2784,15 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
   out.point_a_W = affine(X_WA.R, point_a_A, X_WA.p);
   out.point_b_W = affine(X_WA.R, point_b_A, X_WA.p);
 
+  if (cold_start.face_pair_count > 0 && one_point == &cold_start.points[0]) {
+    // A face certificate's answer: cached as its face's vertex pairs, not as one closest pair
+    // (whose vertex is a corner of the face, not the closest point: GJK would start from it).
+    core.one_point = false;
+    core.warm_pair_count = cold_start.face_pair_count;
+    for (int k = 0; k < cold_start.face_pair_count; ++k) {
+      core.warm_pairs[k] = cold_start.face_pairs[k];
+    }
+  }
   cache.valid = 1;
   if (core.one_point && polytope_cores) {
     if (!pair_kept) keep_one_point(a, b, X_AB, core, cache);
