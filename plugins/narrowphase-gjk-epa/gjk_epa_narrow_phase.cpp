@@ -515,11 +515,12 @@ class CoreDifference {
                          std::uint32_t& face) const {
     return a_.face_nearest(p_A, vertex, slack, q_A, n_A, face);
   }
-  /// The same on B's hull, in A's frame (n_A: the face's outward normal, B's).
   /// The hull's vertex `corner` (0..2) of its face `face` (A's when on_a, else B's).
   std::uint32_t face_corner(bool on_a, std::uint32_t face, int corner) const {
     return (on_a ? a_ : b_).shape().hull->triangles[3 * face + corner];
   }
+  /// The same as face_nearest_on_a on B's hull, in A's frame (n_A: the face's outward normal,
+  /// B's).
   bool face_nearest_on_b(const Vec3& p_A, std::uint32_t vertex, double slack, Vec3& q_A, Vec3& n_A,
                          std::uint32_t& face) const {
     Vec3 q_B, n_B;
@@ -2503,8 +2504,8 @@ constexpr int kFaceSteps = 2;
 // (cold_first_iteration()), then the face certificate of hulls (face_step()). True when that ends
 // the query at start.points[0]. The face certificate comes after GJK's iteration, which ends most
 // vertex–vertex contacts by itself. Callgrind per cold hull32–hull32 query, separated, before the
-// certificate → tried first → tried after: default poses 3,830 → 4,928 → 4,137; face poses
-// 9,961 → 3,355 → 4,317 (wall time, face poses: 1,250 → 300 ns).
+// certificate → tried first → tried after: default poses 3,830 → 4,928 → 4,153; face poses
+// 9,961 → 3,355 → 4,409 (wall time, face poses: 1,250 → 300 ns).
 bool first_step(CoreDifference& difference, ColdStart& start, double sweep, double tolerance,
                 QueryCounters& counters) {
   return clamp_step(difference, start, sweep, tolerance, counters) ||

@@ -72,9 +72,9 @@ struct ConvexHull {
   Vec3 centroid = Vec3::Zero();  ///< volume centroid in G (an interior point) [m]
   /// The faces around each vertex in compressed rows: those of vertex i are
   /// vertex_faces[vertex_face_offsets[i] .. vertex_face_offsets[i + 1]), indices into
-  /// face_normals, face_offsets and triangles (face k is triangle k). A support vertex's faces
-  /// hold the face nearest to its direction, so a narrow phase finds that face without a scan of
-  /// all faces. Null when the host did not build them.
+  /// face_normals, face_offsets and triangles (face k is triangle k). The faces around a support
+  /// vertex are the candidates for the face a contact lies on, so a narrow phase finds that face
+  /// without a scan of all faces. Null when the host did not build them.
   const std::uint32_t* vertex_face_offsets = nullptr;
   const std::uint32_t* vertex_faces = nullptr;
 };
