@@ -268,20 +268,14 @@ class CoreSupport {
   /// n_g·p − o_g ≤ (n_g·n)(n·p − o) < n·p − o, x* the nearest point, since n_g·x* ≤ o_g), so
   /// when `vertex` is one of its corners it is the one tested. Of coplanar faces (a polygon split
   /// into triangles), which tie, the first is tested: a foot in another gives false (GJK goes on).
+  /// `height` and `face_index`: the largest height found, of either sign, and its face, also when
+  /// false.
   bool face_nearest(const Vec3& p_G, std::uint32_t vertex, double slack, Vec3& nearest_G,
-                    Vec3& normal_G, std::uint32_t& face_index) const {
+                    Vec3& normal_G, std::uint32_t& face_index, double& height) const {
     const ConvexHull& hull = *hull_;
-    const std::uint32_t end = hull.vertex_face_offsets[vertex + 1];
-    double best = 0.0;
-    std::uint32_t face = 0;
-    for (std::uint32_t k = hull.vertex_face_offsets[vertex]; k < end; ++k) {
-      const std::uint32_t f = hull.vertex_faces[k];
-      const double height = hull.face_normals[f].dot(p_G) - hull.face_offsets[f];
-      if (height > best) {
-        best = height;
-        face = f;
-      }
-    }
+    const std::uint32_t face = face_highest(p_G, vertex, height);
+    face_index = face;
+    const double best = height;
     if (!(best > 0.0)) return false;  // p_G is not outside any of these planes
     const Vec3& n = hull.face_normals[face];
     const Vec3 foot = p_G - best * n;
@@ -296,7 +290,40 @@ class CoreSupport {
     }
     nearest_G = foot;
     normal_G = n;
-    face_index = face;
+    return true;
+  }
+  /// Of the faces around hull vertex `vertex` (has_faces()), the one with the largest height
+  /// n·p_G − o of p_G over its plane (of either sign; the first of equals), and that height.
+  std::uint32_t face_highest(const Vec3& p_G, std::uint32_t vertex, double& height) const {
+    const ConvexHull& hull = *hull_;
+    const std::uint32_t begin = hull.vertex_face_offsets[vertex];
+    const std::uint32_t end = hull.vertex_face_offsets[vertex + 1];
+    std::uint32_t face = hull.vertex_faces[begin];
+    height = hull.face_normals[face].dot(p_G) - hull.face_offsets[face];
+    for (std::uint32_t k = begin + 1; k < end; ++k) {
+      const std::uint32_t f = hull.vertex_faces[k];
+      const double h = hull.face_normals[f].dot(p_G) - hull.face_offsets[f];
+      face = h > height ? f : face;
+      height = h > height ? h : height;
+    }
+    return face;
+  }
+  /// Whether hull vertex `vertex` maximises d_G·x (no neighbour is higher: exact on a convex
+  /// polytope); false at the first higher neighbour. Hulls only (all vertices without an
+  /// adjacency).
+  bool is_support_vertex(std::uint32_t vertex, const Vec3& d_G) const {
+    const ConvexHull& hull = *hull_;
+    const double height = d_G.dot(hull.vertices[vertex]);
+    if (hull.neighbor_offsets == nullptr || hull.neighbors == nullptr) {
+      for (std::uint32_t i = 0; i < hull.vertex_count; ++i) {
+        if (d_G.dot(hull.vertices[i]) > height) return false;
+      }
+      return true;
+    }
+    const std::uint32_t end = hull.neighbor_offsets[vertex + 1];
+    for (std::uint32_t k = hull.neighbor_offsets[vertex]; k < end; ++k) {
+      if (d_G.dot(hull.vertices[hull.neighbors[k]]) > height) return false;
+    }
     return true;
   }
   /// A box core's half sizes (zero for other shapes).
@@ -512,8 +539,49 @@ class CoreDifference {
   /// A's point nearest to p_A when a face around A's hull vertex `vertex` holds it
   /// (CoreSupport::face_nearest).
   bool face_nearest_on_a(const Vec3& p_A, std::uint32_t vertex, double slack, Vec3& q_A, Vec3& n_A,
-                         std::uint32_t& face) const {
-    return a_.face_nearest(p_A, vertex, slack, q_A, n_A, face);
+                         std::uint32_t& face, double& height) const {
+    return a_.face_nearest(p_A, vertex, slack, q_A, n_A, face, height);
+  }
+  /// The face of A's hull (B's when !on_a) around hull vertex `vertex` of that hull over whose
+  /// plane the point p_A stands highest (CoreSupport::face_highest), and that height.
+  std::uint32_t face_highest(bool on_a, const Vec3& p_A, std::uint32_t vertex,
+                             double& height) const {
+    if (on_a) return a_.face_highest(p_A, vertex, height);
+    // (p_A − t first: R·(p − t) as one expression is instantiated out of line in query() then)
+    const Vec3 p_from_b = p_A - X_AB_.p;
+    return b_.face_highest(R_BA_ * p_from_b, vertex, height);
+  }
+  /// The plane of face `face` of A's hull (B's when !on_a) in A's frame: outward unit normal
+  /// n_A and offset o_A (n_A·x ≤ o_A on the hull).
+  void face_plane(bool on_a, std::uint32_t face, Vec3& n_A, double& o_A) const {
+    if (on_a) {
+      n_A = a_.shape().hull->face_normals[face];
+      o_A = a_.shape().hull->face_offsets[face];
+      return;
+    }
+    n_A = X_AB_.R * b_.shape().hull->face_normals[face];
+    o_A = b_.shape().hull->face_offsets[face] + n_A.dot(X_AB_.p);
+  }
+  /// The difference c_A − c_B of the cores' interior points (a point of M), in A's frame.
+  Vec3 interior_difference() const {
+    return interior_point(a_.shape()) - X_AB_.transform_point(interior_point(b_.shape()));
+  }
+  /// Whether hull vertex `vertex` of A (of B when !on_a) is that hull's support point along
+  /// d_A (CoreSupport::is_support_vertex), and the vertex as a point in A's frame.
+  bool is_support_vertex(bool on_a, std::uint32_t vertex, const Vec3& d_A, Vec3& point_A) const {
+    if (on_a) {
+      point_A = a_.shape().hull->vertices[vertex];
+      return a_.is_support_vertex(vertex, d_A);
+    }
+    point_A = X_AB_.R * b_.shape().hull->vertices[vertex] + X_AB_.p;
+    return b_.is_support_vertex(vertex, R_BA_ * d_A);
+  }
+  /// The hull's vertex `corner` (0..2) of its face `face` (A's when on_a, else B's) as a point
+  /// in A's frame.
+  Vec3 face_corner_point(bool on_a, std::uint32_t face, int corner) const {
+    const ConvexHull& hull = *(on_a ? a_ : b_).shape().hull;
+    const Vec3& v = hull.vertices[hull.triangles[3 * face + corner]];
+    return on_a ? v : Vec3(X_AB_.R * v + X_AB_.p);
   }
   /// The hull's vertex `corner` (0..2) of its face `face` (A's when on_a, else B's).
   std::uint32_t face_corner(bool on_a, std::uint32_t face, int corner) const {
@@ -522,9 +590,11 @@ class CoreDifference {
   /// The same as face_nearest_on_a on B's hull, in A's frame (n_A: the face's outward normal,
   /// B's).
   bool face_nearest_on_b(const Vec3& p_A, std::uint32_t vertex, double slack, Vec3& q_A, Vec3& n_A,
-                         std::uint32_t& face) const {
+                         std::uint32_t& face, double& height) const {
     Vec3 q_B, n_B;
-    if (!b_.face_nearest(R_BA_ * (p_A - X_AB_.p), vertex, slack, q_B, n_B, face)) return false;
+    if (!b_.face_nearest(R_BA_ * (p_A - X_AB_.p), vertex, slack, q_B, n_B, face, height)) {
+      return false;
+    }
     q_A = X_AB_.R * q_B + X_AB_.p;
     n_A = X_AB_.R * n_B;
     return true;
@@ -2303,6 +2373,12 @@ struct ColdStart {
   // other hull's vertex, packed as the cache keeps them (kCacheCount), and how many (0: none).
   std::array<double, 4> face_pairs;
   int face_pair_count = 0;
+  // A penetration certificate's answer (penetration_at_face()): the depth (> 0) and the
+  // contact normal from A to B, the witnesses in points[0].a and points[0].b.
+  double depth = 0.0;
+  Vec3 normal;
+  // face_step() ran the face certificate (which also tries penetration_at_face()).
+  bool faces_tried = false;
 };
 
 // The support GJK's first iteration takes from one point p of M, with Solver::solve's scale for
@@ -2416,6 +2492,93 @@ bool clamp_step(CoreDifference& difference, ColdStart& start, double sweep, doub
   return true;
 }
 
+// Whether the origin lies in the tetrahedron with the face (t0, t1, t2) and the apex w at least
+// `depth` (> 0) from each of the three faces through w. (The caller's construction puts it
+// `depth` below the first face's plane and w below the origin.)
+bool sides_at_least(const std::array<Vec3, 3>& t, const Vec3& w, double depth) {
+  for (int e = 0; e < 3; ++e) {
+    const Vec3& p = t[e];
+    const Vec3& q = t[e == 2 ? 0 : e + 1];
+    const Vec3& r = t[e == 0 ? 2 : e - 1];
+    Vec3 m = (q - p).cross(w - p);
+    if (m.dot(r - p) > 0.0) m = -m;  // outward: away from the face's third corner
+    // The plane m·x = m·p: the origin lies inside it, `depth` from it at least, when
+    // m·p ≥ depth·|m| (compared in squares, m·p > 0).
+    const double offset = m.dot(p);
+    if (!(offset > 0.0 && offset * offset >= depth * depth * m.squaredNorm())) return false;
+  }
+  return true;
+}
+
+// Hulls, a vertex pressed into a face (a first contact of resting hulls): the face `face` of A
+// (of B when !on_a) under the other hull's vertex s of the point p of M, with outward normal n.
+// When s is the other hull's support point along −n (no neighbour lower), M's support height
+// along n is h = o − n·s (A's support plane along n is the face's), so the depth is at most h.
+// The face's corners t_i less s are points of M on that plane, and so is the difference c of the
+// cores' interior points, below it: when the origin lies in the tetrahedron (t_i − s; c) at least
+// h from each of its faces, its distance to M's boundary is at least h as well (the tetrahedron
+// lies in M). Then h is the depth, exactly, n (minus B's normal) the normal and s, s + h·n the
+// witnesses: a face look-up and a test of s's neighbours instead of GJK's four supports and
+// EPA's expansion. True with the answer in `start` (depth, normal, points[0], face_pairs).
+bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint32_t face,
+                         const SupportPoint& p, ColdStart& start, QueryCounters& counters) {
+  Vec3 n_face;  // outward, of the face's hull, in A's frame
+  double offset = 0.0;
+  difference.face_plane(on_a, face, n_face, offset);
+  const std::uint32_t s_vertex = on_a ? p.vertex_b : p.vertex_a;
+  Vec3 s;
+  if (!difference.is_support_vertex(!on_a, s_vertex, -n_face, s)) return false;
+  const Vec3 n = on_a ? n_face : Vec3(-n_face);  // M's normal: from A to B
+  const double depth = offset - n_face.dot(s);
+  if (!(depth > 0.0)) return false;
+  const Vec3 c = difference.interior_difference();
+  if (!(n.dot(c) < 0.0)) return false;
+  std::array<Vec3, 3> t;
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 corner = difference.face_corner_point(on_a, face, k);
+    t[k] = on_a ? Vec3(corner - s) : Vec3(s - corner);
+  }
+  if (!sides_at_least(t, c, depth)) return false;
+  SupportPoint& out = start.points[0];
+  const std::uint32_t vertex_a = on_a ? p.vertex_a : s_vertex;
+  const std::uint32_t vertex_b = on_a ? s_vertex : p.vertex_b;
+  out.a = on_a ? Vec3(s + depth * n) : s;
+  out.b = on_a ? s : Vec3(s - depth * n);
+  out.w = out.a - out.b;
+  out.d = n;
+  out.vertex_a = vertex_a;
+  out.vertex_b = vertex_b;
+  // The face's corners with s's vertex: M's face holding the answer, for the warm start.
+  for (int k = 0; k < 4; ++k) {
+    const std::uint32_t corner = difference.face_corner(on_a, face, k % 3);
+    start.face_pairs[k] = on_a ? static_cast<double>(corner) + kVertexPacking * s_vertex
+                               : static_cast<double>(s_vertex) + kVertexPacking * corner;
+  }
+  start.face_pair_count = 4;
+  start.depth = depth;
+  start.normal = n;
+  start.count = 1;
+  ++counters.iterations;
+  return true;
+}
+
+// penetration_at_face() without the face certificate's look-ups (face_step() did not run: the
+// point p = start.points[0] of M lies within kSeparatedFraction of the origin): the side whose
+// vertex of p stands lower over the highest face around the other's vertex of p.
+[[gnu::noinline]] bool face_penetration_step(CoreDifference& difference, ColdStart& start,
+                                             QueryCounters& counters) {
+  if (difference.a_clampable() || difference.b_clampable()) return false;
+  const SupportPoint& p = start.points[0];
+  double height_a = std::numeric_limits<double>::infinity();
+  double height_b = std::numeric_limits<double>::infinity();
+  std::uint32_t face_a = 0, face_b = 0;
+  if (difference.a_has_faces()) face_a = difference.face_highest(true, p.b, p.vertex_a, height_a);
+  if (difference.b_has_faces()) face_b = difference.face_highest(false, p.a, p.vertex_b, height_b);
+  const bool on_a = height_a <= height_b;
+  if (!((on_a ? height_a : height_b) <= 0.0)) return false;
+  return penetration_at_face(difference, on_a, on_a ? face_a : face_b, p, start, counters);
+}
+
 // Hulls, a vertex over a face (how hulls rest on each other): from the point p of M, the face
 // around A's vertex of p holding A's point x nearest to B's point b of p (face_nearest_on_a), with
 // outward normal n and b at height h > 0 over its plane. A lies below that plane and B above the
@@ -2423,11 +2586,15 @@ bool clamp_step(CoreDifference& difference, ColdStart& start, double sweep, doub
 // and (x, b) the closest pair: one climb on B instead of GJK's three or four supports of M (the
 // closest point of M lies inside one of M's faces there). When B's support point along −n is
 // lower than b, it replaces b and the face is found again, once. Then the same with A and B
-// exchanged (A's vertex over B's face). True with `out` the closest pair as a point of M.
+// exchanged (A's vertex over B's face). True with `out` the closest pair as a point of M. Where
+// the other hull's vertex of p stands below every face around the vertex (the first step), the
+// penetration certificate is tried at the highest of them (penetration_at_face()); true with its
+// answer in `start` when it holds.
 constexpr int kFaceSteps = 2;
 [[gnu::noinline]] bool hull_face_certificate(CoreDifference& difference, const SupportPoint& p,
                                              const SupportPoint& known, double scale,
-                                             SupportPoint& out, std::array<double, 4>& pairs) {
+                                             SupportPoint& out, std::array<double, 4>& pairs,
+                                             ColdStart& start, QueryCounters& counters) {
   const double slack = 8.0 * kMachineEpsilon * scale;
   for (int side = 0; side < 2; ++side) {
     const bool on_a = side == 0;  // a face of A's under a vertex of B's, else the mirror
@@ -2437,8 +2604,14 @@ constexpr int kFaceSteps = 2;
     for (int step = 0; step < kFaceSteps; ++step) {
       Vec3 x, n;  // the face's point nearest to the other's point, and its outward normal (A)
       std::uint32_t face = 0;
-      if (on_a ? !difference.face_nearest_on_a(b, vertex_a, slack, x, n, face)
-               : !difference.face_nearest_on_b(a, vertex_b, slack, x, n, face)) {
+      double height = 0.0;
+      if (on_a ? !difference.face_nearest_on_a(b, vertex_a, slack, x, n, face, height)
+               : !difference.face_nearest_on_b(a, vertex_b, slack, x, n, face, height)) {
+        // The other's vertex of p below every face around this one's: pressed into that face?
+        if (step == 0 && !(height > 0.0) &&
+            penetration_at_face(difference, on_a, face, p, start, counters)) {
+          return true;
+        }
         break;
       }
       // A known point of the other hull lower along n than the point the face was found for:
@@ -2476,7 +2649,8 @@ constexpr int kFaceSteps = 2;
 
 // The face certificate of hulls (hull_face_certificate()) from the point start.points[0] of M,
 // when neither core is a box (the clamp certificate covers a box's faces) and a hull knows its
-// faces around each vertex. True when it ends the query at start.points[0].
+// faces around each vertex. True when it ends the query at start.points[0] (a penetration's
+// when start.depth > 0).
 [[gnu::noinline]] bool face_step(CoreDifference& difference, ColdStart& start, double sweep,
                                  QueryCounters& counters) {
   if (difference.a_clampable() || difference.b_clampable() ||
@@ -2489,9 +2663,12 @@ constexpr int kFaceSteps = 2;
   // (touching or overlapping: GJK and EPA decide)
   if (!(vv > kSeparatedFraction * kSeparatedFraction * scale * scale)) return false;
   SupportPoint closest;
-  if (!hull_face_certificate(difference, p, start.points[1], scale, closest, start.face_pairs)) {
+  start.faces_tried = true;
+  if (!hull_face_certificate(difference, p, start.points[1], scale, closest, start.face_pairs,
+                             start, counters)) {
     return false;
   }
+  if (start.depth > 0.0) return true;  // a penetration, answered in start
   start.face_pair_count = 4;
   ++counters.iterations;
   start.points[0] = closest;
@@ -2535,6 +2712,16 @@ bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cach
   return gjk_converged(gap, vv, tolerance, scale);
 }
 
+// The answer of a penetration certificate (penetration_at_face()).
+[[gnu::noinline]] CoreContact penetration_contact(const ColdStart& start) {
+  CoreContact c;
+  c.distance_m = -start.depth;
+  c.normal = start.normal;
+  c.point_a = start.points[0].a;
+  c.point_b = start.points[0].b;
+  return c;
+}
+
 // Begins a cold query in `start`: the support along the line from M's interior point to the
 // origin, and the first step from it: first_step() between polytope cores, else (a cylinder with
 // a polytope core) the clamp certificate alone (clamp_step()). True when that ends the
@@ -2548,8 +2735,11 @@ bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cach
   start.d_A = d_A;
   difference.support_into(d_A, start.points[0]);
   start.count = 1;
-  return polytope_cores ? first_step(difference, start, sweep, tolerance, counters)
-                        : clamp_step(difference, start, sweep, tolerance, counters);
+  if (!polytope_cores) return clamp_step(difference, start, sweep, tolerance, counters);
+  if (first_step(difference, start, sweep, tolerance, counters)) return true;
+  // face_step() did not look at the faces (p lies within kSeparatedFraction of the origin): a
+  // penetration at a face is looked for here.
+  return !start.faces_tried && face_penetration_step(difference, start, counters);
 }
 
 // Everything of a query but the one-point answers (query() tries those first, with its small
@@ -2770,7 +2960,8 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     }
   }
   CoreContact core =
-      one_point != nullptr
+      cold_start.depth > 0.0 && one_point == &cold_start.points[0] ? penetration_contact(cold_start)
+      : one_point != nullptr
           ? one_point_contact(*one_point, polytope_cores)
           : solve_pair(a, b, X_AB, cache, same_types, difference, radius_a_m, radius_b_m, up_A,
                        polytope_cores, have_warm_point ? &warm_point : nullptr,

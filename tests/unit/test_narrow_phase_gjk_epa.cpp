@@ -1998,3 +1998,126 @@ TEST_CASE(
   // answer was cached as one closest pair, whose A point is a corner, not the closest point)
   CHECK(warm_mean <= 1.01);  // 1.003 measured
 }
+
+namespace {
+
+// The penetration depth of two overlapping hulls (vertices in world coordinates) by separating
+// axes: the minimum over unit u of the overlap h_A(u) + h_B(−u), which for polytopes is reached at
+// a face normal of A or of B or a cross product of an edge of A with an edge of B (the face
+// normals of M = A ⊖ B). Brute force over all of them, both signs.
+double axis_overlap(const std::vector<Vec3>& a, const std::vector<Vec3>& b, const Vec3& u) {
+  double top = -std::numeric_limits<double>::infinity();
+  double bottom = std::numeric_limits<double>::infinity();
+  for (const Vec3& v : a) top = std::max(top, u.dot(v));
+  for (const Vec3& v : b) bottom = std::min(bottom, u.dot(v));
+  return top - bottom;
+}
+
+std::vector<std::array<std::uint32_t, 2>> hull_edges(const contactlab::core::HullStorage& hull) {
+  std::vector<std::array<std::uint32_t, 2>> edges;
+  for (std::uint32_t i = 0; i + 1 < hull.neighbor_offsets.size(); ++i) {
+    for (std::uint32_t k = hull.neighbor_offsets[i]; k < hull.neighbor_offsets[i + 1]; ++k) {
+      if (hull.neighbors[k] > i) edges.push_back({i, hull.neighbors[k]});
+    }
+  }
+  return edges;
+}
+
+double separating_axis_depth(const contactlab::core::HullStorage& a, const Pose& X_WA,
+                             const contactlab::core::HullStorage& b, const Pose& X_WB) {
+  std::vector<Vec3> va, vb;
+  for (const Vec3& v : a.vertices) va.push_back(X_WA.transform_point(v));
+  for (const Vec3& v : b.vertices) vb.push_back(X_WB.transform_point(v));
+  std::vector<Vec3> axes;
+  for (const Vec3& n : a.face_normals) axes.push_back(X_WA.R * n);
+  for (const Vec3& n : b.face_normals) axes.push_back(X_WB.R * n);
+  for (const auto& ea : hull_edges(a)) {
+    for (const auto& eb : hull_edges(b)) {
+      const Vec3 u = (va[ea[1]] - va[ea[0]]).cross(vb[eb[1]] - vb[eb[0]]);
+      if (u.norm() > 1e-9) axes.push_back(u.normalized());
+    }
+  }
+  double depth = std::numeric_limits<double>::infinity();
+  for (const Vec3& u : axes) {
+    depth = std::min({depth, axis_overlap(va, vb, u), axis_overlap(va, vb, -u)});
+  }
+  return depth;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "gjk_epa: a hull's vertex pressed into a hull's face gives the separating-axis depth within "
+    "1e-10 relative, cold in at most 4.3 iterations on average") {
+  // A first contact of resting hulls: the other hull's support point along −n, n the outward
+  // normal of a random face of one hull (A's, or B's in the mirror case), placed at e − s·n for a
+  // point e inside the face's triangle (barycentric weights at least 0.05) and s in
+  // [0.001, 0.05] (up to 5 % of the 1 m hulls). The depth is checked against the brute-force
+  // separating-axis depth of the two hulls (face normals and edge-edge cross products), the
+  // normal by the overlap it gives, h_A(n) + h_B(−n) = depth, and the same pose again with the
+  // cache the cold query left. Where the face is the answer and the vertex lies deep enough
+  // inside the face's triangle, penetration_at_face() certifies it from GJK's first support
+  // point (one look-up and a test of the vertex's neighbours); elsewhere GJK and EPA answer.
+  std::mt19937_64 rng(20261128);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_real_distribution<double> weight(0.05, 1.0);
+  std::uniform_real_distribution<double> press(0.001, 0.05);
+  const auto hull_32 = sphere_point_hull(rng, 32);
+  const auto hull_20 = sphere_point_hull(rng, 20);  // scanned, not climbed
+  const std::array<const contactlab::core::HullStorage*, 2> hulls = {hull_32.get(), hull_20.get()};
+  auto cold = make_narrow_phase();
+  auto warm = make_narrow_phase();
+  int queries = 0;
+  for (int c = 0; c < 4; ++c) {  // face hull × vertex hull, then the mirror (the face on B)
+    const contactlab::core::HullStorage& face_hull = *hulls[c % 2];
+    const contactlab::core::HullStorage& vertex_hull = *hulls[(c / 2 + c) % 2];
+    const Shape vertex_shape = Shape::convex_hull(&vertex_hull.hull);
+    const bool mirror = c >= 2;
+    for (int i = 0; i < 200; ++i) {
+      const auto& t = face_hull.triangles[rng() % face_hull.triangles.size()];
+      const double w0 = weight(rng), w1 = weight(rng), w2 = weight(rng);
+      const Vec3 e_G = (w0 * face_hull.vertices[t[0]] + w1 * face_hull.vertices[t[1]] +
+                        w2 * face_hull.vertices[t[2]]) /
+                       (w0 + w1 + w2);
+      const Vec3 n_G = (face_hull.vertices[t[1]] - face_hull.vertices[t[0]])
+                           .cross(face_hull.vertices[t[2]] - face_hull.vertices[t[0]])
+                           .normalized();
+      const Pose X_face = make_pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
+      const Vec3 n_W = X_face.R * n_G;
+      const Vec3 e_W = X_face.transform_point(e_G);
+      const double s = press(rng);
+      Pose X_vertex = make_pose(random_rotation(rng), Vec3::Zero());
+      X_vertex.p =
+          e_W - s * n_W - X_vertex.R * support(vertex_shape, X_vertex.R.transpose() * -n_W);
+      const contactlab::core::HullStorage& a_hull = mirror ? vertex_hull : face_hull;
+      const contactlab::core::HullStorage& b_hull = mirror ? face_hull : vertex_hull;
+      const Pose& X_WA = mirror ? X_vertex : X_face;
+      const Pose& X_WB = mirror ? X_face : X_vertex;
+      const double depth = separating_axis_depth(a_hull, X_WA, b_hull, X_WB);
+      REQUIRE(depth > 0.0);
+      REQUIRE(depth <= s * (1.0 + 1e-12));
+      std::vector<Vec3> va, vb;
+      for (const Vec3& v : a_hull.vertices) va.push_back(X_WA.transform_point(v));
+      for (const Vec3& v : b_hull.vertices) vb.push_back(X_WB.transform_point(v));
+      NarrowPhaseCache cache;
+      ContactManifold manifold;
+      for (int pass = 0; pass < 2; ++pass) {
+        GjkEpaNarrowPhase& phase = pass == 0 ? *cold : *warm;
+        phase.query(Shape::convex_hull(&a_hull.hull), X_WA, Shape::convex_hull(&b_hull.hull), X_WB,
+                    cache, manifold);
+        const ContactGeometry& g = manifold.points[0];
+        INFO("case " << c << " sample " << i << " pass " << pass << " distance " << g.distance_m
+                     << " separating-axis depth " << depth);
+        CHECK(std::abs(-g.distance_m - depth) <= 1e-10 * depth);
+        CHECK(std::abs(axis_overlap(va, vb, g.normal_W) - depth) <= 1e-10 * depth);
+        CHECK(witness_error(g) <= 1e-12);
+      }
+      ++queries;
+    }
+  }
+  CHECK(cold->statistics().queries == queries);
+  const double cold_mean = static_cast<double>(cold->statistics().total_iterations) / queries;
+  const double warm_mean = static_cast<double>(warm->statistics().total_iterations) / queries;
+  INFO("mean iterations cold " << cold_mean << " warm " << warm_mean);
+  CHECK(cold_mean <= 4.3);
+}
