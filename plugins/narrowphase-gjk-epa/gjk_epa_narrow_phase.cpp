@@ -185,6 +185,16 @@ void for_each_neighbour(const Shape& shape, std::uint32_t id, F&& f) {
   for (std::uint32_t k = hull.neighbor_offsets[id]; k < end; ++k) f(hull.neighbors[k]);
 }
 
+// A flat face of a core (CoreDifference::face_of) in A's frame: a hull's triangle or a box's
+// rectangle.
+struct CoreFace {
+  Vec3 n;         // outward unit normal
+  double offset;  // n·x ≤ offset on the core
+  int count;      // corners: 3 or 4, in order around the face
+  std::array<Vec3, 4> corners;
+  std::array<std::uint32_t, 4> ids;  // hull vertices or box corner numbers (corner_id())
+};
+
 // Support mapping of one shape's core in its own frame G. Boxes, and hulls through a hill climb
 // that starts at the vertex found last, get their own paths; the other shapes use the SDK's
 // core_support. Successive GJK and EPA directions are close, so the climb from the last vertex
@@ -535,6 +545,12 @@ class CoreDifference {
   }
   /// Whether A's (B's) core is a hull with its faces around each vertex (face_nearest_on_a/b).
   bool a_has_faces() const { return a_.has_faces(); }
+  bool a_is_box() const { return a_.is_box(); }
+  bool b_is_box() const { return b_.is_box(); }
+  /// A hull among the cores (vertex pairs name points of M: kCacheCount).
+  bool has_hull() const {
+    return a_.shape().type == ShapeType::convex_hull || b_.shape().type == ShapeType::convex_hull;
+  }
   bool b_has_faces() const { return b_.has_faces(); }
   /// A's point nearest to p_A when a face around A's hull vertex `vertex` holds it
   /// (CoreSupport::face_nearest).
@@ -551,37 +567,84 @@ class CoreDifference {
     const Vec3 p_from_b = p_A - X_AB_.p;
     return b_.face_highest(R_BA_ * p_from_b, vertex, height);
   }
-  /// The plane of face `face` of A's hull (B's when !on_a) in A's frame: outward unit normal
-  /// n_A and offset o_A (n_A·x ≤ o_A on the hull).
-  void face_plane(bool on_a, std::uint32_t face, Vec3& n_A, double& o_A) const {
+  /// The face of A's box core (B's when !on_a) over whose plane the point p_A stands highest,
+  /// numbered 2k (+x_k) or 2k + 1 (−x_k), and that height.
+  std::uint32_t box_face_highest(bool on_a, const Vec3& p_A, double& height) const {
+    const Vec3 p_G = on_a ? p_A : Vec3(R_BA_ * Vec3(p_A - X_AB_.p));
+    const Vec3& h = (on_a ? a_ : b_).box_half_extents();
+    std::uint32_t face = 0;
+    height = -std::numeric_limits<double>::infinity();
+    for (std::uint32_t k = 0; k < 3; ++k) {
+      const double above = std::abs(p_G[k]) - h[k];
+      face = above > height ? 2 * k + (p_G[k] < 0.0 ? 1 : 0) : face;
+      height = above > height ? above : height;
+    }
+    return face;
+  }
+  /// Face `face` of A's core (B's when !on_a), a hull's triangle (face_highest()) or a box's
+  /// rectangle (box_face_highest()), in A's frame: outward unit normal, offset (n·x ≤ offset on
+  /// the core), corners in order around the face and their vertex numbers (hull vertices, box
+  /// corner numbers: corner_id()).
+  void face_of(bool on_a, std::uint32_t face, CoreFace& f) const {
+    const CoreSupport& core = on_a ? a_ : b_;
+    Vec3 n_G;
+    if (core.is_box()) {
+      const Vec3& h = core.box_half_extents();
+      const int k = static_cast<int>(face / 2), i = (k + 1) % 3, j = (k + 2) % 3;
+      const double sign = face % 2 == 0 ? 1.0 : -1.0;
+      n_G = Vec3::Zero();
+      n_G[k] = sign;
+      f.offset = h[k];
+      f.count = 4;
+      constexpr double kAround[4][2] = {{1.0, 1.0}, {-1.0, 1.0}, {-1.0, -1.0}, {1.0, -1.0}};
+      for (int c = 0; c < 4; ++c) {
+        Vec3 corner;
+        corner[k] = sign * h[k];
+        corner[i] = kAround[c][0] * h[i];
+        corner[j] = kAround[c][1] * h[j];
+        f.ids[c] = corner_id(corner);
+        f.corners[c] = corner;
+      }
+    } else {
+      const ConvexHull& hull = *core.shape().hull;
+      n_G = hull.face_normals[face];
+      f.offset = hull.face_offsets[face];
+      f.count = 3;
+      for (int c = 0; c < 3; ++c) {
+        f.ids[c] = hull.triangles[3 * face + c];
+        f.corners[c] = hull.vertices[f.ids[c]];
+      }
+    }
     if (on_a) {
-      n_A = a_.shape().hull->face_normals[face];
-      o_A = a_.shape().hull->face_offsets[face];
+      f.n = n_G;
       return;
     }
-    n_A = X_AB_.R * b_.shape().hull->face_normals[face];
-    o_A = b_.shape().hull->face_offsets[face] + n_A.dot(X_AB_.p);
+    f.n = X_AB_.R * n_G;
+    f.offset += f.n.dot(X_AB_.p);
+    for (int c = 0; c < f.count; ++c) f.corners[c] = X_AB_.R * f.corners[c] + X_AB_.p;
   }
   /// The difference c_A − c_B of the cores' interior points (a point of M), in A's frame.
   Vec3 interior_difference() const {
     return interior_point(a_.shape()) - X_AB_.transform_point(interior_point(b_.shape()));
   }
-  /// Whether hull vertex `vertex` of A (of B when !on_a) is that hull's support point along
-  /// d_A (CoreSupport::is_support_vertex), and the vertex as a point in A's frame.
-  bool is_support_vertex(bool on_a, std::uint32_t vertex, const Vec3& d_A, Vec3& point_A) const {
-    if (on_a) {
-      point_A = a_.shape().hull->vertices[vertex];
-      return a_.is_support_vertex(vertex, d_A);
+  /// A's core's support point along d_A (B's when !on_a, in A's frame) when that is `vertex` (a
+  /// hull's vertex: no neighbour higher, CoreSupport::is_support_vertex) or any box corner (the
+  /// box's support, whose number replaces `vertex`); false otherwise and for other cores.
+  bool support_at(bool on_a, const Vec3& d_A, std::uint32_t& vertex, Vec3& point_A) const {
+    const CoreSupport& core = on_a ? a_ : b_;
+    const Vec3 d_G = on_a ? d_A : Vec3(R_BA_ * d_A);
+    Vec3 point_G;
+    if (core.is_box()) {
+      point_G = box_corner(core.box_half_extents(), d_G);
+      vertex = corner_id(point_G);
+    } else if (core.shape().type == ShapeType::convex_hull && core.has_faces()) {
+      if (!core.is_support_vertex(vertex, d_G)) return false;
+      point_G = core.shape().hull->vertices[vertex];
+    } else {
+      return false;
     }
-    point_A = X_AB_.R * b_.shape().hull->vertices[vertex] + X_AB_.p;
-    return b_.is_support_vertex(vertex, R_BA_ * d_A);
-  }
-  /// The hull's vertex `corner` (0..2) of its face `face` (A's when on_a, else B's) as a point
-  /// in A's frame.
-  Vec3 face_corner_point(bool on_a, std::uint32_t face, int corner) const {
-    const ConvexHull& hull = *(on_a ? a_ : b_).shape().hull;
-    const Vec3& v = hull.vertices[hull.triangles[3 * face + corner]];
-    return on_a ? v : Vec3(X_AB_.R * v + X_AB_.p);
+    point_A = on_a ? point_G : Vec3(X_AB_.R * point_G + X_AB_.p);
+    return true;
   }
   /// The hull's vertex `corner` (0..2) of its face `face` (A's when on_a, else B's).
   std::uint32_t face_corner(bool on_a, std::uint32_t face, int corner) const {
@@ -2492,16 +2555,16 @@ bool clamp_step(CoreDifference& difference, ColdStart& start, double sweep, doub
   return true;
 }
 
-// Whether the origin lies in the tetrahedron with the face (t0, t1, t2) and the apex w at least
-// `depth` (> 0) from each of the three faces through w. (The caller's construction puts it
-// `depth` below the first face's plane and w below the origin.)
-bool sides_at_least(const std::array<Vec3, 3>& t, const Vec3& w, double depth) {
-  for (int e = 0; e < 3; ++e) {
+// Whether the origin lies in the pyramid with the convex base t[0..count) (in order around it) and
+// the apex w at least `depth` (> 0) from each of its faces through w. (The caller's construction
+// puts the origin `depth` below the base's plane and w below the origin.)
+bool sides_at_least(const std::array<Vec3, 4>& t, int count, const Vec3& w, double depth) {
+  for (int e = 0; e < count; ++e) {
     const Vec3& p = t[e];
-    const Vec3& q = t[e == 2 ? 0 : e + 1];
-    const Vec3& r = t[e == 0 ? 2 : e - 1];
+    const Vec3& q = t[(e + 1) % count];
+    const Vec3& r = t[(e + 2) % count];
     Vec3 m = (q - p).cross(w - p);
-    if (m.dot(r - p) > 0.0) m = -m;  // outward: away from the face's third corner
+    if (m.dot(r - p) > 0.0) m = -m;  // outward: away from the base's next corner
     // The plane m·x = m·p: the origin lies inside it, `depth` from it at least, when
     // m·p ≥ depth·|m| (compared in squares, m·p > 0).
     const double offset = m.dot(p);
@@ -2510,35 +2573,32 @@ bool sides_at_least(const std::array<Vec3, 3>& t, const Vec3& w, double depth) {
   return true;
 }
 
-// Hulls, a vertex pressed into a face (a first contact of resting hulls): the face `face` of A
-// (of B when !on_a) under the other hull's vertex s of the point p of M, with outward normal n.
-// When s is the other hull's support point along −n (no neighbour lower), M's support height
-// along n is h = o − n·s (A's support plane along n is the face's), so the depth is at most h.
-// The face's corners t_i less s are points of M on that plane, and so is the difference c of the
-// cores' interior points, below it: when the origin lies in the tetrahedron (t_i − s; c) at least
-// h from each of its faces, its distance to M's boundary is at least h as well (the tetrahedron
-// lies in M). Then h is the depth, exactly, n (minus B's normal) the normal and s, s + h·n the
-// witnesses: a face look-up and a test of s's neighbours instead of GJK's four supports and
-// EPA's expansion. True with the answer in `start` (depth, normal, points[0], face_pairs).
+// A vertex pressed into a face (a first contact of resting polytopes): the face `face` of A's
+// hull or box (of B's when !on_a) under the other core's point s, with outward normal n. When s is
+// the other core's support point along −n (a hull's vertex of p with no neighbour lower, or a
+// box's corner), M's support height along n is h = o − n·s (the face's plane is its core's
+// support plane along n), so the depth is at most h. The face's corners t_i less s are points of
+// M on that plane, and so is the difference c of the cores' interior points, below it: when the
+// origin lies in the pyramid (t_i − s; c) at least h from each of its faces, its distance to M's
+// boundary is at least h as well (the pyramid lies in M). Then h is the depth, exactly, n (minus
+// B's normal) the normal and s, s + h·n the witnesses: a face look-up and a test of s's
+// neighbours instead of GJK's four supports and EPA's expansion. True with the answer in `start`
+// (depth, normal, points[0], and face_pairs when a hull is among the cores).
 bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint32_t face,
                          const SupportPoint& p, ColdStart& start, QueryCounters& counters) {
-  Vec3 n_face;  // outward, of the face's hull, in A's frame
-  double offset = 0.0;
-  difference.face_plane(on_a, face, n_face, offset);
-  const std::uint32_t s_vertex = on_a ? p.vertex_b : p.vertex_a;
+  CoreFace f;
+  difference.face_of(on_a, face, f);
+  std::uint32_t s_vertex = on_a ? p.vertex_b : p.vertex_a;
   Vec3 s;
-  if (!difference.is_support_vertex(!on_a, s_vertex, -n_face, s)) return false;
-  const Vec3 n = on_a ? n_face : Vec3(-n_face);  // M's normal: from A to B
-  const double depth = offset - n_face.dot(s);
+  if (!difference.support_at(!on_a, -f.n, s_vertex, s)) return false;
+  const Vec3 n = on_a ? f.n : Vec3(-f.n);  // M's normal: from A to B
+  const double depth = f.offset - f.n.dot(s);
   if (!(depth > 0.0)) return false;
   const Vec3 c = difference.interior_difference();
   if (!(n.dot(c) < 0.0)) return false;
-  std::array<Vec3, 3> t;
-  for (int k = 0; k < 3; ++k) {
-    const Vec3 corner = difference.face_corner_point(on_a, face, k);
-    t[k] = on_a ? Vec3(corner - s) : Vec3(s - corner);
-  }
-  if (!sides_at_least(t, c, depth)) return false;
+  std::array<Vec3, 4> t;
+  for (int k = 0; k < f.count; ++k) t[k] = on_a ? Vec3(f.corners[k] - s) : Vec3(s - f.corners[k]);
+  if (!sides_at_least(t, f.count, c, depth)) return false;
   SupportPoint& out = start.points[0];
   const std::uint32_t vertex_a = on_a ? p.vertex_a : s_vertex;
   const std::uint32_t vertex_b = on_a ? s_vertex : p.vertex_b;
@@ -2548,13 +2608,17 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
   out.d = n;
   out.vertex_a = vertex_a;
   out.vertex_b = vertex_b;
-  // The face's corners with s's vertex: M's face holding the answer, for the warm start.
-  for (int k = 0; k < 4; ++k) {
-    const std::uint32_t corner = difference.face_corner(on_a, face, k % 3);
-    start.face_pairs[k] = on_a ? static_cast<double>(corner) + kVertexPacking * s_vertex
-                               : static_cast<double>(s_vertex) + kVertexPacking * corner;
+  // The face's corners with s's vertex: M's face holding the answer, for the warm start (vertex
+  // pairs, kCacheCount: with a hull among the cores; the first corner twice for a triangle).
+  start.face_pair_count = 0;
+  if (difference.has_hull()) {
+    for (int k = 0; k < 4; ++k) {
+      const std::uint32_t corner = f.ids[k % f.count];
+      start.face_pairs[k] = on_a ? static_cast<double>(corner) + kVertexPacking * s_vertex
+                                 : static_cast<double>(s_vertex) + kVertexPacking * corner;
+    }
+    start.face_pair_count = 4;
   }
-  start.face_pair_count = 4;
   start.depth = depth;
   start.normal = n;
   start.count = 1;
@@ -2562,18 +2626,26 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
   return true;
 }
 
-// penetration_at_face() without the face certificate's look-ups (face_step() did not run: the
-// point p = start.points[0] of M lies within kSeparatedFraction of the origin): the side whose
-// vertex of p stands lower over the highest face around the other's vertex of p.
+// penetration_at_face() where face_step() did not run it: boxes among the cores, or the point
+// p = start.points[0] of M within kSeparatedFraction of the origin. The side whose point of p
+// stands lower over the other's face highest under it (around its vertex of p on a hull, any
+// of a box's six) is tried.
 [[gnu::noinline]] bool face_penetration_step(CoreDifference& difference, ColdStart& start,
                                              QueryCounters& counters) {
-  if (difference.a_clampable() || difference.b_clampable()) return false;
   const SupportPoint& p = start.points[0];
   double height_a = std::numeric_limits<double>::infinity();
   double height_b = std::numeric_limits<double>::infinity();
   std::uint32_t face_a = 0, face_b = 0;
-  if (difference.a_has_faces()) face_a = difference.face_highest(true, p.b, p.vertex_a, height_a);
-  if (difference.b_has_faces()) face_b = difference.face_highest(false, p.a, p.vertex_b, height_b);
+  if (difference.a_is_box()) {
+    face_a = difference.box_face_highest(true, p.b, height_a);
+  } else if (difference.a_has_faces()) {
+    face_a = difference.face_highest(true, p.b, p.vertex_a, height_a);
+  }
+  if (difference.b_is_box()) {
+    face_b = difference.box_face_highest(false, p.a, height_b);
+  } else if (difference.b_has_faces()) {
+    face_b = difference.face_highest(false, p.a, p.vertex_b, height_b);
+  }
   const bool on_a = height_a <= height_b;
   if (!((on_a ? height_a : height_b) <= 0.0)) return false;
   return penetration_at_face(difference, on_a, on_a ? face_a : face_b, p, start, counters);
@@ -2690,6 +2762,15 @@ bool first_step(CoreDifference& difference, ColdStart& start, double sweep, doub
          face_step(difference, start, sweep, counters);
 }
 
+// first_step(), then the penetration certificate where face_step() did not try it (boxes among
+// the cores, or p within kSeparatedFraction of the origin). True when that ends the query at
+// start.points[0] (a penetration's when start.depth > 0).
+bool polytope_step(CoreDifference& difference, ColdStart& start, double sweep, double tolerance,
+                   QueryCounters& counters) {
+  return first_step(difference, start, sweep, tolerance, counters) ||
+         (!start.faces_tried && face_penetration_step(difference, start, counters));
+}
+
 // A cached closest pair (kCacheOnePoint) as the point p = start.points[0] of M at this pose, and
 // GJK's first iteration from it: M's support q along −p.w (start.points[1]) and GJK's stopping
 // rule. True when it holds: p is the answer. `supported`: q was taken (p is separated).
@@ -2719,6 +2800,10 @@ bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cach
   c.normal = start.normal;
   c.point_a = start.points[0].a;
   c.point_b = start.points[0].b;
+  // (replaced by the face's vertex pairs when a hull is among the cores; two boxes restart from
+  // their supports along the normal, where the certificate holds again at a nearby pose)
+  c.warm_count = 1;
+  c.warm_directions[0] = start.normal;
   return c;
 }
 
@@ -2735,11 +2820,8 @@ bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cach
   start.d_A = d_A;
   difference.support_into(d_A, start.points[0]);
   start.count = 1;
-  if (!polytope_cores) return clamp_step(difference, start, sweep, tolerance, counters);
-  if (first_step(difference, start, sweep, tolerance, counters)) return true;
-  // face_step() did not look at the faces (p lies within kSeparatedFraction of the origin): a
-  // penetration at a face is looked for here.
-  return !start.faces_tried && face_penetration_step(difference, start, counters);
+  return polytope_cores ? polytope_step(difference, start, sweep, tolerance, counters)
+                        : clamp_step(difference, start, sweep, tolerance, counters);
 }
 
 // Everything of a query but the one-point answers (query() tries those first, with its small
@@ -2950,7 +3032,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     cold_start.points[0] = warm_point;
     cold_start.count = 1;
     cold_start.d_A = warm_point.d;
-    if (first_step(difference, cold_start, radius_a_m + radius_b_m, tolerance_, counters)) {
+    if (polytope_step(difference, cold_start, radius_a_m + radius_b_m, tolerance_, counters)) {
       one_point = &cold_start.points[0];
     }
   } else if (have_warm_point && !certified && clamp_curved) {

@@ -2047,64 +2047,94 @@ double separating_axis_depth(const contactlab::core::HullStorage& a, const Pose&
 }  // namespace
 
 TEST_CASE(
-    "gjk_epa: a hull's vertex pressed into a hull's face gives the separating-axis depth within "
-    "1e-10 relative, cold in at most 4.3 iterations on average") {
-  // A first contact of resting hulls: the other hull's support point along −n, n the outward
-  // normal of a random face of one hull (A's, or B's in the mirror case), placed at e − s·n for a
-  // point e inside the face's triangle (barycentric weights at least 0.05) and s in
-  // [0.001, 0.05] (up to 5 % of the 1 m hulls). The depth is checked against the brute-force
-  // separating-axis depth of the two hulls (face normals and edge-edge cross products), the
-  // normal by the overlap it gives, h_A(n) + h_B(−n) = depth, and the same pose again with the
-  // cache the cold query left. Where the face is the answer and the vertex lies deep enough
-  // inside the face's triangle, penetration_at_face() certifies it from GJK's first support
-  // point (one look-up and a test of the vertex's neighbours); elsewhere GJK and EPA answer.
+    "gjk_epa: a vertex pressed into a hull's or a box's face gives the separating-axis depth "
+    "within 1e-10 relative, cold in at most 4.5 iterations on average") {
+  // A first contact of resting polytopes: the other shape's support point along −n, n the
+  // outward normal of a random face of a hull or a box (A's, or B's in the mirror case), placed
+  // at e − s·n for a point e inside the face (a triangle's barycentric weights at least 0.05, a
+  // rectangle's middle 80 %) and s in [0.001, 0.05] (up to 5 % of the 1 m shapes). The depth is
+  // checked against the brute-force separating-axis depth of the two polytopes (face normals
+  // and edge-edge cross products; a box as the hull of its corners), the normal by the overlap
+  // it gives, h_A(n) + h_B(−n) = depth, and the same pose again with the cache the cold query
+  // left. Where the face is the answer and the vertex lies deep enough inside it,
+  // penetration_at_face() certifies it from GJK's first support point (a face look-up and a test
+  // of the vertex's neighbours); elsewhere GJK and EPA answer (7.1 iterations on average over
+  // these queries without the certificate, 4.3 with it).
   std::mt19937_64 rng(20261128);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::uniform_real_distribution<double> weight(0.05, 1.0);
   std::uniform_real_distribution<double> press(0.001, 0.05);
   const auto hull_32 = sphere_point_hull(rng, 32);
   const auto hull_20 = sphere_point_hull(rng, 20);  // scanned, not climbed
-  const std::array<const contactlab::core::HullStorage*, 2> hulls = {hull_32.get(), hull_20.get()};
+  const auto box_hull = [](const Vec3& h) {
+    std::vector<Vec3> corners;
+    for (int k = 0; k < 8; ++k) {
+      corners.emplace_back((k & 1) ? -h.x() : h.x(), (k & 2) ? -h.y() : h.y(),
+                           (k & 4) ? -h.z() : h.z());
+    }
+    return contactlab::core::build_convex_hull(corners);
+  };
+  const auto box_a = box_hull(Vec3(0.5, 0.35, 0.25));
+  const auto box_b = box_hull(Vec3(0.3, 0.2, 0.45));
+  struct Body {
+    Shape shape;
+    const contactlab::core::HullStorage* storage;  // the polytope (a box's corners' hull)
+  };
+  const Body h32{Shape::convex_hull(&hull_32->hull), hull_32.get()};
+  const Body h20{Shape::convex_hull(&hull_20->hull), hull_20.get()};
+  const Body bx{Shape::box(Vec3(0.5, 0.35, 0.25)), box_a.get()};
+  const Body by{Shape::box(Vec3(0.3, 0.2, 0.45)), box_b.get()};
+  const std::array<std::pair<const Body*, const Body*>, 5> pairs = {
+      {{&h32, &h32}, {&h20, &h32}, {&bx, &h32}, {&h32, &by}, {&bx, &by}}};  // (face, vertex)
   auto cold = make_narrow_phase();
   auto warm = make_narrow_phase();
   int queries = 0;
-  for (int c = 0; c < 4; ++c) {  // face hull × vertex hull, then the mirror (the face on B)
-    const contactlab::core::HullStorage& face_hull = *hulls[c % 2];
-    const contactlab::core::HullStorage& vertex_hull = *hulls[(c / 2 + c) % 2];
-    const Shape vertex_shape = Shape::convex_hull(&vertex_hull.hull);
-    const bool mirror = c >= 2;
-    for (int i = 0; i < 200; ++i) {
-      const auto& t = face_hull.triangles[rng() % face_hull.triangles.size()];
-      const double w0 = weight(rng), w1 = weight(rng), w2 = weight(rng);
-      const Vec3 e_G = (w0 * face_hull.vertices[t[0]] + w1 * face_hull.vertices[t[1]] +
-                        w2 * face_hull.vertices[t[2]]) /
-                       (w0 + w1 + w2);
-      const Vec3 n_G = (face_hull.vertices[t[1]] - face_hull.vertices[t[0]])
-                           .cross(face_hull.vertices[t[2]] - face_hull.vertices[t[0]])
-                           .normalized();
+  for (int c = 0; c < 10; ++c) {  // each pair with the face on A, then the mirror (on B)
+    const Body& face = *pairs[c % 5].first;
+    const Body& vertex = *pairs[c % 5].second;
+    const bool mirror = c >= 5;
+    for (int i = 0; i < 100; ++i) {
+      Vec3 e_G, n_G;
+      if (face.shape.type == ShapeType::box) {
+        const Vec3& h = face.shape.half_extents_m;
+        const int k = static_cast<int>(rng() % 3);
+        const double sign = unit(rng) < 0.0 ? -1.0 : 1.0;
+        for (int j = 0; j < 3; ++j) e_G[j] = 0.8 * unit(rng) * h[j];
+        e_G[k] = sign * h[k];
+        n_G = Vec3::Zero();
+        n_G[k] = sign;
+      } else {
+        const contactlab::core::HullStorage& hull = *face.storage;
+        const auto& t = hull.triangles[rng() % hull.triangles.size()];
+        const double w0 = weight(rng), w1 = weight(rng), w2 = weight(rng);
+        e_G = (w0 * hull.vertices[t[0]] + w1 * hull.vertices[t[1]] + w2 * hull.vertices[t[2]]) /
+              (w0 + w1 + w2);
+        n_G = (hull.vertices[t[1]] - hull.vertices[t[0]])
+                  .cross(hull.vertices[t[2]] - hull.vertices[t[0]])
+                  .normalized();
+      }
       const Pose X_face = make_pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
       const Vec3 n_W = X_face.R * n_G;
       const Vec3 e_W = X_face.transform_point(e_G);
       const double s = press(rng);
       Pose X_vertex = make_pose(random_rotation(rng), Vec3::Zero());
       X_vertex.p =
-          e_W - s * n_W - X_vertex.R * support(vertex_shape, X_vertex.R.transpose() * -n_W);
-      const contactlab::core::HullStorage& a_hull = mirror ? vertex_hull : face_hull;
-      const contactlab::core::HullStorage& b_hull = mirror ? face_hull : vertex_hull;
+          e_W - s * n_W - X_vertex.R * support(vertex.shape, X_vertex.R.transpose() * -n_W);
+      const Body& a = mirror ? vertex : face;
+      const Body& b = mirror ? face : vertex;
       const Pose& X_WA = mirror ? X_vertex : X_face;
       const Pose& X_WB = mirror ? X_face : X_vertex;
-      const double depth = separating_axis_depth(a_hull, X_WA, b_hull, X_WB);
+      const double depth = separating_axis_depth(*a.storage, X_WA, *b.storage, X_WB);
       REQUIRE(depth > 0.0);
       REQUIRE(depth <= s * (1.0 + 1e-12));
       std::vector<Vec3> va, vb;
-      for (const Vec3& v : a_hull.vertices) va.push_back(X_WA.transform_point(v));
-      for (const Vec3& v : b_hull.vertices) vb.push_back(X_WB.transform_point(v));
+      for (const Vec3& v : a.storage->vertices) va.push_back(X_WA.transform_point(v));
+      for (const Vec3& v : b.storage->vertices) vb.push_back(X_WB.transform_point(v));
       NarrowPhaseCache cache;
       ContactManifold manifold;
       for (int pass = 0; pass < 2; ++pass) {
         GjkEpaNarrowPhase& phase = pass == 0 ? *cold : *warm;
-        phase.query(Shape::convex_hull(&a_hull.hull), X_WA, Shape::convex_hull(&b_hull.hull), X_WB,
-                    cache, manifold);
+        phase.query(a.shape, X_WA, b.shape, X_WB, cache, manifold);
         const ContactGeometry& g = manifold.points[0];
         INFO("case " << c << " sample " << i << " pass " << pass << " distance " << g.distance_m
                      << " separating-axis depth " << depth);
@@ -2119,5 +2149,5 @@ TEST_CASE(
   const double cold_mean = static_cast<double>(cold->statistics().total_iterations) / queries;
   const double warm_mean = static_cast<double>(warm->statistics().total_iterations) / queries;
   INFO("mean iterations cold " << cold_mean << " warm " << warm_mean);
-  CHECK(cold_mean <= 4.3);
+  CHECK(cold_mean <= 4.5);
 }
