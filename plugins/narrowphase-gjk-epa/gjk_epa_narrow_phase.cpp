@@ -185,8 +185,8 @@ void for_each_neighbour(const Shape& shape, std::uint32_t id, F&& f) {
   for (std::uint32_t k = hull.neighbor_offsets[id]; k < end; ++k) f(hull.neighbors[k]);
 }
 
-// A flat face of a core (CoreDifference::face_of) in A's frame: a hull's triangle or a box's
-// rectangle.
+// A flat face of a core (CoreDifference::face_plane, face_corners) in A's frame: a hull's triangle
+// or a box's rectangle.
 struct CoreFace {
   Vec3 n;         // outward unit normal
   double offset;  // n·x ≤ offset on the core
@@ -581,25 +581,36 @@ class CoreDifference {
     }
     return face;
   }
-  /// Face `face` of A's core (B's when !on_a), a hull's triangle (face_highest()) or a box's
-  /// rectangle (box_face_highest()), in A's frame: outward unit normal, offset (n·x ≤ offset on
-  /// the core), corners in order around the face and their vertex numbers (hull vertices, box
-  /// corner numbers: corner_id()).
-  void face_of(bool on_a, std::uint32_t face, CoreFace& f) const {
+  /// The plane of face `face` of A's core (B's when !on_a), a hull's triangle (face_highest())
+  /// or a box's rectangle (box_face_highest()), in A's frame: outward unit normal f.n and offset
+  /// f.offset (n·x ≤ offset on the core).
+  void face_plane(bool on_a, std::uint32_t face, CoreFace& f) const {
     const CoreSupport& core = on_a ? a_ : b_;
     Vec3 n_G;
     if (core.is_box()) {
+      const int k = static_cast<int>(face / 2);
+      n_G = Vec3::Zero();
+      n_G[k] = face % 2 == 0 ? 1.0 : -1.0;
+      f.offset = core.box_half_extents()[k];
+    } else {
+      n_G = core.shape().hull->face_normals[face];
+      f.offset = core.shape().hull->face_offsets[face];
+    }
+    f.n = on_a ? n_G : Vec3(X_AB_.R * n_G);
+    if (!on_a) f.offset += f.n.dot(X_AB_.p);
+  }
+  /// The corners of that face in A's frame, in order around it, and their vertex numbers (hull
+  /// vertices, box corner numbers: corner_id()).
+  void face_corners(bool on_a, std::uint32_t face, CoreFace& f) const {
+    const CoreSupport& core = on_a ? a_ : b_;
+    if (core.is_box()) {
       const Vec3& h = core.box_half_extents();
       const int k = static_cast<int>(face / 2), i = (k + 1) % 3, j = (k + 2) % 3;
-      const double sign = face % 2 == 0 ? 1.0 : -1.0;
-      n_G = Vec3::Zero();
-      n_G[k] = sign;
-      f.offset = h[k];
-      f.count = 4;
       constexpr double kAround[4][2] = {{1.0, 1.0}, {-1.0, 1.0}, {-1.0, -1.0}, {1.0, -1.0}};
+      f.count = 4;
       for (int c = 0; c < 4; ++c) {
         Vec3 corner;
-        corner[k] = sign * h[k];
+        corner[k] = face % 2 == 0 ? h[k] : -h[k];
         corner[i] = kAround[c][0] * h[i];
         corner[j] = kAround[c][1] * h[j];
         f.ids[c] = corner_id(corner);
@@ -607,20 +618,13 @@ class CoreDifference {
       }
     } else {
       const ConvexHull& hull = *core.shape().hull;
-      n_G = hull.face_normals[face];
-      f.offset = hull.face_offsets[face];
       f.count = 3;
       for (int c = 0; c < 3; ++c) {
         f.ids[c] = hull.triangles[3 * face + c];
         f.corners[c] = hull.vertices[f.ids[c]];
       }
     }
-    if (on_a) {
-      f.n = n_G;
-      return;
-    }
-    f.n = X_AB_.R * n_G;
-    f.offset += f.n.dot(X_AB_.p);
+    if (on_a) return;
     for (int c = 0; c < f.count; ++c) f.corners[c] = X_AB_.R * f.corners[c] + X_AB_.p;
   }
   /// The difference c_A − c_B of the cores' interior points (a point of M), in A's frame.
@@ -2587,7 +2591,7 @@ bool sides_at_least(const std::array<Vec3, 4>& t, int count, const Vec3& w, doub
 bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint32_t face,
                          const SupportPoint& p, ColdStart& start, QueryCounters& counters) {
   CoreFace f;
-  difference.face_of(on_a, face, f);
+  difference.face_plane(on_a, face, f);
   std::uint32_t s_vertex = on_a ? p.vertex_b : p.vertex_a;
   Vec3 s;
   if (!difference.support_at(!on_a, -f.n, s_vertex, s)) return false;
@@ -2596,6 +2600,7 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
   if (!(depth > 0.0)) return false;
   const Vec3 c = difference.interior_difference();
   if (!(n.dot(c) < 0.0)) return false;
+  difference.face_corners(on_a, face, f);
   std::array<Vec3, 4> t;
   for (int k = 0; k < f.count; ++k) t[k] = on_a ? Vec3(f.corners[k] - s) : Vec3(s - f.corners[k]);
   if (!sides_at_least(t, f.count, c, depth)) return false;
