@@ -627,6 +627,8 @@ class CoreDifference {
     if (on_a) return;
     for (int c = 0; c < f.count; ++c) f.corners[c] = X_AB_.R * f.corners[c] + X_AB_.p;
   }
+  /// A's core's interior point (A's frame).
+  Vec3 interior_a() const { return interior_point(a_.shape()); }
   /// The difference c_A − c_B of the cores' interior points (a point of M), in A's frame.
   Vec3 interior_difference() const {
     return interior_point(a_.shape()) - X_AB_.transform_point(interior_point(b_.shape()));
@@ -2446,6 +2448,10 @@ struct ColdStart {
   Vec3 normal;
   // face_step() ran the face certificate (which also tries penetration_at_face()).
   bool faces_tried = false;
+  // A tetrahedron of points of M holding the origin, from a penetration certificate that did
+  // not hold (penetration_at_face()): GJK's enclosing simplex, for EPA at once.
+  std::array<SupportPoint, 4> enclosing;
+  bool has_enclosing = false;
 };
 
 // The support GJK's first iteration takes from one point p of M, with Solver::solve's scale for
@@ -2603,7 +2609,33 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
   difference.face_corners(on_a, face, f);
   std::array<Vec3, 4> t;
   for (int k = 0; k < f.count; ++k) t[k] = on_a ? Vec3(f.corners[k] - s) : Vec3(s - f.corners[k]);
-  if (!sides_at_least(t, f.count, c, depth)) return false;
+  if (!sides_at_least(t, f.count, c, depth)) {
+    // The origin may still lie in a tetrahedron of the face's corners less s and c: GJK's
+    // enclosing simplex, which EPA then expands (solve_pair()) without GJK's four supports.
+    for (int first = 1; first + 1 < f.count && !start.has_enclosing; ++first) {
+      const std::array<Vec3, 4> base = {t[0], t[first], t[first + 1], Vec3::Zero()};
+      if (!sides_at_least(base, 3, c, 0.0)) continue;
+      const std::array<int, 3> corner = {0, first, first + 1};
+      for (int k = 0; k < 3; ++k) {
+        SupportPoint& q = start.enclosing[k];
+        q.a = on_a ? f.corners[corner[k]] : s;
+        q.b = on_a ? s : f.corners[corner[k]];
+        q.w = t[corner[k]];
+        q.d = n;
+        q.vertex_a = on_a ? f.ids[corner[k]] : s_vertex;
+        q.vertex_b = on_a ? s_vertex : f.ids[corner[k]];
+      }
+      SupportPoint& q = start.enclosing[3];
+      q.w = c;
+      q.a = difference.interior_a();
+      q.b = q.a - c;
+      q.d = -n;
+      q.vertex_a = p.vertex_a;
+      q.vertex_b = p.vertex_b;
+      start.has_enclosing = true;
+    }
+    return false;
+  }
   SupportPoint& out = start.points[0];
   const std::uint32_t vertex_a = on_a ? p.vertex_a : s_vertex;
   const std::uint32_t vertex_b = on_a ? s_vertex : p.vertex_b;
@@ -2899,7 +2931,13 @@ bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cach
     }
   }
   std::optional<ColdSeeds> cold_seeds;
-  if (cold_start != nullptr) {
+  if (cold_start != nullptr && cold_start->has_enclosing) {
+    for (int i = 0; i < 4; ++i) simplex.points[i] = cold_start->enclosing[i];
+    simplex.count = 4;
+    if (vertex_pair) {
+      cold_seeds.emplace(a, b, X_AB, difference, cold_start->points[0], cold_start->d_A);
+    }
+  } else if (cold_start != nullptr) {
     for (int i = 0; i < cold_start->count; ++i) simplex.points[i] = cold_start->points[i];
     simplex.count = cold_start->count;
     if (vertex_pair) {
