@@ -2048,7 +2048,7 @@ double separating_axis_depth(const contactlab::core::HullStorage& a, const Pose&
 
 TEST_CASE(
     "gjk_epa: a vertex pressed into a hull's or a box's face gives the separating-axis depth "
-    "within 1e-10 relative, cold in at most 4.5 iterations on average") {
+    "within 1e-10 relative, cold in at most 4.0 iterations on average") {
   // A first contact of resting polytopes: the other shape's support point along −n, n the
   // outward normal of a random face of a hull or a box (A's, or B's in the mirror case), placed
   // at e − s·n for a point e inside the face (a triangle's barycentric weights at least 0.05, a
@@ -2058,8 +2058,9 @@ TEST_CASE(
   // it gives, h_A(n) + h_B(−n) = depth, and the same pose again with the cache the cold query
   // left. Where the face is the answer and the vertex lies deep enough inside it,
   // penetration_at_face() certifies it from GJK's first support point (a face look-up and a test
-  // of the vertex's neighbours); elsewhere GJK and EPA answer (7.1 iterations on average over
-  // these queries without the certificate, 4.3 with it).
+  // of the vertex's neighbours); where its pyramid holds the origin without that margin, EPA
+  // starts from one of its tetrahedra; elsewhere GJK and EPA answer (7.1 iterations on average
+  // over these queries without the certificate, 4.3 with it, 3.7 with the tetrahedra too).
   std::mt19937_64 rng(20261128);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::uniform_real_distribution<double> weight(0.05, 1.0);
@@ -2149,5 +2150,5 @@ TEST_CASE(
   const double cold_mean = static_cast<double>(cold->statistics().total_iterations) / queries;
   const double warm_mean = static_cast<double>(warm->statistics().total_iterations) / queries;
   INFO("mean iterations cold " << cold_mean << " warm " << warm_mean);
-  CHECK(cold_mean <= 4.5);
+  CHECK(cold_mean <= 4.0);
 }
