@@ -1856,6 +1856,19 @@ TEST_CASE(
 // left: A = the shape with the face, B = the other (exchanged when `mirror`). Each answer must be
 // the constructed distance `gap` along n_W, the face's outward normal, within 1e-12 relative, with
 // the normal within 1e-9 and the witness identity within 1e-12.
+// A random face of `hull` (one draw) and a point e_G inside its triangle (three barycentric
+// weights drawn from `weight`, normalised), with the face's outward normal n_G.
+void random_face_point(std::mt19937_64& rng, const contactlab::core::HullStorage& hull,
+                       std::uniform_real_distribution<double>& weight, Vec3& e_G, Vec3& n_G) {
+  const auto& t = hull.triangles[rng() % hull.triangles.size()];
+  const double w0 = weight(rng), w1 = weight(rng), w2 = weight(rng);
+  e_G = (w0 * hull.vertices[t[0]] + w1 * hull.vertices[t[1]] + w2 * hull.vertices[t[2]]) /
+        (w0 + w1 + w2);
+  n_G = (hull.vertices[t[1]] - hull.vertices[t[0]])
+            .cross(hull.vertices[t[2]] - hull.vertices[t[0]])
+            .normalized();  // outward: counter-clockwise seen from outside
+}
+
 void check_cold_then_warm(GjkEpaNarrowPhase& cold, GjkEpaNarrowPhase& warm, const Shape& face,
                           const Pose& X_face, const Shape& other, const Pose& X_other, bool mirror,
                           const Vec3& n_W, double gap) {
@@ -1968,14 +1981,8 @@ TEST_CASE(
     const Shape vertex_shape = Shape::convex_hull(&vertex_hull.hull);
     const bool mirror = c >= 3;
     for (int i = 0; i < 200; ++i) {
-      const auto& t = face_hull.triangles[rng() % face_hull.triangles.size()];
-      const double w0 = weight(rng), w1 = weight(rng), w2 = weight(rng);
-      const Vec3 e_G = (w0 * face_hull.vertices[t[0]] + w1 * face_hull.vertices[t[1]] +
-                        w2 * face_hull.vertices[t[2]]) /
-                       (w0 + w1 + w2);
-      const Vec3 n_G = (face_hull.vertices[t[1]] - face_hull.vertices[t[0]])
-                           .cross(face_hull.vertices[t[2]] - face_hull.vertices[t[0]])
-                           .normalized();  // outward: counter-clockwise seen from outside
+      Vec3 e_G, n_G;
+      random_face_point(rng, face_hull, weight, e_G, n_G);
       const Pose X_face = make_pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
       const Vec3 n_W = X_face.R * n_G;
       const Vec3 e_W = X_face.transform_point(e_G);
@@ -2105,14 +2112,7 @@ TEST_CASE(
         n_G = Vec3::Zero();
         n_G[k] = sign;
       } else {
-        const contactlab::core::HullStorage& hull = *face.storage;
-        const auto& t = hull.triangles[rng() % hull.triangles.size()];
-        const double w0 = weight(rng), w1 = weight(rng), w2 = weight(rng);
-        e_G = (w0 * hull.vertices[t[0]] + w1 * hull.vertices[t[1]] + w2 * hull.vertices[t[2]]) /
-              (w0 + w1 + w2);
-        n_G = (hull.vertices[t[1]] - hull.vertices[t[0]])
-                  .cross(hull.vertices[t[2]] - hull.vertices[t[0]])
-                  .normalized();
+        random_face_point(rng, *face.storage, weight, e_G, n_G);
       }
       const Pose X_face = make_pose(random_rotation(rng), Vec3(unit(rng), unit(rng), unit(rng)));
       const Vec3 n_W = X_face.R * n_G;
