@@ -285,10 +285,9 @@ class CoreSupport {
     const ConvexHull& hull = *hull_;
     const std::uint32_t face = face_highest(p_G, vertex, height);
     face_index = face;
-    const double best = height;
-    if (!(best > 0.0)) return false;  // p_G is not outside any of these planes
+    if (!(height > 0.0)) return false;  // p_G is not outside any of these planes
     const Vec3& n = hull.face_normals[face];
-    const Vec3 foot = p_G - best * n;
+    const Vec3 foot = p_G - height * n;
     const std::uint32_t* t = &hull.triangles[3 * face];
     // Counter-clockwise seen from outside: the inside lies to the left of every edge, where
     // (edge × (foot − from))·n ≥ 0; `slack` times the edge's length (its 1-norm, a bound without
@@ -2695,15 +2694,16 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
 // and (x, b) the closest pair: one climb on B instead of GJK's three or four supports of M (the
 // closest point of M lies inside one of M's faces there). When B's support point along −n is
 // lower than b, it replaces b and the face is found again, once. Then the same with A and B
-// exchanged (A's vertex over B's face). True with `out` the closest pair as a point of M. Where
+// exchanged (A's vertex over B's face). True with `out` the closest pair as a point of M and the
+// face's vertex pairs in start.face_pairs. Where
 // the other hull's vertex of p stands below every face around the vertex (the first step), the
 // penetration certificate is tried at the highest of them (penetration_at_face()); true with its
 // answer in `start` when it holds.
 constexpr int kFaceSteps = 2;
 [[gnu::noinline]] bool hull_face_certificate(CoreDifference& difference, const SupportPoint& p,
                                              const SupportPoint& known, double scale,
-                                             SupportPoint& out, std::array<double, 4>& pairs,
-                                             ColdStart& start, QueryCounters& counters) {
+                                             SupportPoint& out, ColdStart& start,
+                                             QueryCounters& counters) {
   const double slack = 8.0 * kMachineEpsilon * scale;
   for (int side = 0; side < 2; ++side) {
     const bool on_a = side == 0;  // a face of A's under a vertex of B's, else the mirror
@@ -2744,8 +2744,8 @@ constexpr int kFaceSteps = 2;
         // corner twice, as the cache holds four pairs at least (a repeat is dropped there).
         for (int k = 0; k < 4; ++k) {
           const std::uint32_t corner = difference.face_corner(on_a, face, k % 3);
-          pairs[k] = on_a ? static_cast<double>(corner) + kVertexPacking * vertex_b
-                          : static_cast<double>(vertex_a) + kVertexPacking * corner;
+          start.face_pairs[k] = on_a ? static_cast<double>(corner) + kVertexPacking * vertex_b
+                                     : static_cast<double>(vertex_a) + kVertexPacking * corner;
         }
         return true;
       }
@@ -2773,8 +2773,7 @@ constexpr int kFaceSteps = 2;
   if (!(vv > kSeparatedFraction * kSeparatedFraction * scale * scale)) return false;
   SupportPoint closest;
   start.faces_tried = true;
-  if (!hull_face_certificate(difference, p, start.points[1], scale, closest, start.face_pairs,
-                             start, counters)) {
+  if (!hull_face_certificate(difference, p, start.points[1], scale, closest, start, counters)) {
     return false;
   }
   if (start.depth > 0.0) return true;  // a penetration, answered in start

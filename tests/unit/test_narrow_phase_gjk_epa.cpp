@@ -1226,6 +1226,11 @@ std::unique_ptr<contactlab::core::HullStorage> sphere_point_hull(std::mt19937_64
   return contactlab::core::build_convex_hull(points);
 }
 
+// The position of B, at orientation R_WB, that puts its support point along −n_W at point_W.
+Vec3 support_placed_at(const Shape& b, const Mat3& R_WB, const Vec3& n_W, const Vec3& point_W) {
+  return point_W - R_WB * contactlab::support(b, R_WB.transpose() * -n_W);
+}
+
 // The pose of B that puts its support point along −n at A's support point along n plus s·n:
 // distance s when s > 0; when s < 0 the shapes overlap by at most |s| along n, so −s bounds the
 // penetration depth from above (the benchmark's construction).
@@ -1934,7 +1939,7 @@ TEST_CASE(
         const Vec3 e_W = X_box.transform_point(e_G);
         const Shape& other = c == 0 || c == 3 ? other_box : hull_shape;
         Pose X_other = make_pose(random_rotation(rng), Vec3::Zero());
-        X_other.p = e_W + kGap * n_W - X_other.R * support(other, X_other.R.transpose() * -n_W);
+        X_other.p = support_placed_at(other, X_other.R, n_W, e_W + kGap * n_W);
         INFO("case " << c << " feature " << k << " sample " << i);
         check_cold_then_warm(*cold, *warm, box, X_box, other, X_other, c >= 2, n_W, kGap);
         queries += 2;
@@ -1987,8 +1992,7 @@ TEST_CASE(
       const Vec3 n_W = X_face.R * n_G;
       const Vec3 e_W = X_face.transform_point(e_G);
       Pose X_vertex = make_pose(random_rotation(rng), Vec3::Zero());
-      X_vertex.p =
-          e_W + kGap * n_W - X_vertex.R * support(vertex_shape, X_vertex.R.transpose() * -n_W);
+      X_vertex.p = support_placed_at(vertex_shape, X_vertex.R, n_W, e_W + kGap * n_W);
       INFO("case " << c << " sample " << i);
       check_cold_then_warm(*narrow_phase, *warm, face_shape, X_face, vertex_shape, X_vertex, mirror,
                            n_W, kGap);
@@ -2119,8 +2123,7 @@ TEST_CASE(
       const Vec3 e_W = X_face.transform_point(e_G);
       const double s = press(rng);
       Pose X_vertex = make_pose(random_rotation(rng), Vec3::Zero());
-      X_vertex.p =
-          e_W - s * n_W - X_vertex.R * support(vertex.shape, X_vertex.R.transpose() * -n_W);
+      X_vertex.p = support_placed_at(vertex.shape, X_vertex.R, n_W, e_W - s * n_W);
       const Body& a = mirror ? vertex : face;
       const Body& b = mirror ? face : vertex;
       const Pose& X_WA = mirror ? X_vertex : X_face;
