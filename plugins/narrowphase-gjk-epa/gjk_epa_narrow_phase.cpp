@@ -546,6 +546,8 @@ class CoreDifference {
   bool a_has_faces() const { return a_.has_faces(); }
   bool a_is_box() const { return a_.is_box(); }
   bool b_is_box() const { return b_.is_box(); }
+  bool a_is_cylinder() const { return a_.shape().type == ShapeType::cylinder; }
+  bool b_is_cylinder() const { return b_.shape().type == ShapeType::cylinder; }
   /// A hull among the cores (vertex pairs name points of M: kCacheCount).
   bool has_hull() const {
     return a_.shape().type == ShapeType::convex_hull || b_.shape().type == ShapeType::convex_hull;
@@ -579,6 +581,35 @@ class CoreDifference {
       height = above > height ? above : height;
     }
     return face;
+  }
+  /// Whether the point x_A (A's frame) on the plane of face `face` of A's box core (B's when
+  /// !on_a) lies within `slack` of that rectangle.
+  bool box_face_holds(bool on_a, std::uint32_t face, const Vec3& x_A, double slack) const {
+    const Vec3 x_G = on_a ? x_A : Vec3(R_BA_ * Vec3(x_A - X_AB_.p));
+    const Vec3& h = (on_a ? a_ : b_).box_half_extents();
+    const int k = static_cast<int>(face / 2), i = (k + 1) % 3, j = (k + 2) % 3;
+    return std::abs(x_G[i]) <= h[i] + slack && std::abs(x_G[j]) <= h[j] + slack;
+  }
+  /// The outward normal (A's frame) of the cap of A's cylinder core that faces along the
+  /// direction d_A of M (of B's cylinder core, the cap that faces along −d_A).
+  Vec3 cap_facing(bool on_a, const Vec3& d_A) const {
+    if (on_a) return Vec3(0.0, 0.0, d_A.z() < 0.0 ? -1.0 : 1.0);
+    const Vec3 axis = X_AB_.R.col(2);  // B's z in A's frame
+    return axis.dot(d_A) > 0.0 ? Vec3(-axis) : axis;
+  }
+  /// The depth h of the point s_A (A's frame) under the cap of A's cylinder core (B's when !on_a)
+  /// with outward normal n_A (cap_facing()) when the ball of radius h around s_A lies in the core
+  /// (s_A at least h from its side and from the other cap), else 0.
+  double cap_ball_depth(bool on_a, const Vec3& s_A, const Vec3& n_A) const {
+    const Vec3 s_G = on_a ? s_A : Vec3(R_BA_ * Vec3(s_A - X_AB_.p));
+    const Vec3 n_G = on_a ? n_A : Vec3(R_BA_ * n_A);
+    const Shape& c = (on_a ? a_ : b_).shape();
+    const double half_length = c.half_length_m - c.smoothing_radius_m;
+    const double h = half_length - n_G.z() * s_G.z();
+    const double room = c.radius_m - c.smoothing_radius_m - h;  // the side's distance at least
+    const bool inside = h > 0.0 && h <= half_length && room >= 0.0 &&
+                        s_G.x() * s_G.x() + s_G.y() * s_G.y() <= room * room;
+    return inside ? h : 0.0;
   }
   /// The plane of face `face` of A's core (B's when !on_a), a hull's triangle (face_highest())
   /// or a box's rectangle (box_face_highest()), in A's frame: outward unit normal f.n and offset
@@ -2604,7 +2635,18 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
   const double depth = f.offset - f.n.dot(s);
   if (!(depth > 0.0)) return false;
   const Vec3 c = difference.interior_difference();
-  if (!(n.dot(c) < 0.0)) return false;
+  const double c_height = n.dot(c);
+  if (!(c_height < 0.0)) return false;
+  // The origin lies in the pyramid only if the line from its apex c through the origin meets the
+  // base plane (depth above the origin along n) inside the base: a 2-D test on a box's face
+  // that rejects most vertex–vertex contacts before the corners and the side planes.
+  if (on_a ? difference.a_is_box() : difference.b_is_box()) {
+    const Vec3 hit = c * (depth / c_height);  // on the base's plane, in t's coordinates
+    const double slack = 8.0 * kMachineEpsilon * (depth + c.norm() + s.norm());
+    if (!difference.box_face_holds(on_a, face, on_a ? Vec3(s + hit) : Vec3(s - hit), slack)) {
+      return false;
+    }
+  }
   difference.face_corners(on_a, face, f);
   std::array<Vec3, 4> t;
   for (int k = 0; k < f.count; ++k) t[k] = on_a ? Vec3(f.corners[k] - s) : Vec3(s - f.corners[k]);
@@ -2685,6 +2727,67 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
   const bool on_a = height_a <= height_b;
   if (!((on_a ? height_a : height_b) <= 0.0)) return false;
   return penetration_at_face(difference, on_a, on_a ? face_a : face_b, p, start, counters);
+}
+
+// A polytope core's point pressed into a cylinder's cap (a cylinder standing on a box's corner or
+// a hull's vertex, or such a corner on a cylinder's end), from the point p = start.points[0] of
+// M: the cap of the cylinder's core that faces the other core along p's direction, with outward
+// normal n, and the other core's support point s along −n. The cap's plane is the cylinder's
+// support plane along n, so M's support height along n (from A to B) is the depth h of s under
+// that plane, and the depth is at most h. When the ball of radius h around s lies in the
+// cylinder's core (s at least h from its side), the cylinder less s, which lies in M, holds the
+// ball of radius h around the origin: the depth is at least h. Then h is the depth, exactly, with
+// s and its foot on the cap as the witnesses: one support of the polytope instead of GJK's
+// supports and EPA's expansion on a curved core. A pair that p's support plane separates is
+// rejected at once. Between a cylinder and a polytope core, before the clamp certificate
+// (cylinder_step()); true with the answer in `start`.
+[[gnu::noinline]] bool cap_penetration_step(CoreDifference& difference, ColdStart& start,
+                                            QueryCounters& counters) {
+  const bool on_a = difference.a_is_cylinder();
+  if (!on_a && !difference.b_is_cylinder()) return false;
+  const SupportPoint& p = start.points[0];
+  if (!(p.d.dot(p.w) > 0.0)) return false;              // M lies below a plane through the origin
+  const Vec3 n_cap = difference.cap_facing(on_a, p.d);  // the cap's outward normal (A's frame)
+  const Vec3 n = on_a ? n_cap : Vec3(-n_cap);           // M's normal: from A to B
+  // The polytope's support point s along −n_cap: a box's corner by the signs, a hull's vertex of
+  // p when no neighbour is lower, else climbed from it; M's support along n for the others.
+  std::uint32_t vertex_a = p.vertex_a, vertex_b = p.vertex_b;
+  std::uint32_t& vertex = on_a ? vertex_b : vertex_a;
+  Vec3 s;
+  if (!difference.support_at(!on_a, -n_cap, vertex, s)) {
+    if (difference.has_hull()) {
+      s = on_a ? difference.b_support_from(-n_cap, vertex, vertex)
+               : difference.a_support_from(-n_cap, vertex, vertex);
+    } else {
+      SupportPoint q;
+      difference.support_into(n, q);
+      s = on_a ? q.b : q.a;
+    }
+  }
+  const double depth = difference.cap_ball_depth(on_a, s, n_cap);
+  if (!(depth > 0.0)) return false;
+  SupportPoint& out = start.points[0];
+  out.a = on_a ? Vec3(s + depth * n) : s;
+  out.b = on_a ? s : Vec3(s - depth * n);
+  out.w = out.a - out.b;
+  out.d = n;
+  out.vertex_a = vertex_a;
+  out.vertex_b = vertex_b;
+  start.face_pair_count = 0;
+  start.depth = depth;
+  start.normal = n;
+  start.count = 1;
+  ++counters.iterations;
+  return true;
+}
+
+// The first step from the point start.points[0] of M between a cylinder and a polytope core: the
+// cap certificate, then the clamp certificate. True when that ends the query at start.points[0]
+// (a penetration's when start.depth > 0).
+bool cylinder_step(CoreDifference& difference, ColdStart& start, double sweep, double tolerance,
+                   QueryCounters& counters) {
+  return cap_penetration_step(difference, start, counters) ||
+         clamp_step(difference, start, sweep, tolerance, counters);
 }
 
 // Hulls, a vertex over a face (how hulls rest on each other): from the point p of M, the face
@@ -2845,7 +2948,7 @@ bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cach
 
 // Begins a cold query in `start`: the support along the line from M's interior point to the
 // origin, and the first step from it: first_step() between polytope cores, else (a cylinder with
-// a polytope core) the clamp certificate alone (clamp_step()). True when that ends the
+// a polytope core) the cap and clamp certificates (cylinder_step()). True when that ends the
 // query at start.points[0]. Out of line: warm queries keep their small frame.
 [[gnu::noinline]] bool begin_cold(const Shape& a, const Shape& b, const Pose& X_AB,
                                   CoreDifference& difference, const Vec3& up_A, double sweep,
@@ -2857,7 +2960,7 @@ bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cach
   difference.support_into(d_A, start.points[0]);
   start.count = 1;
   return polytope_cores ? polytope_step(difference, start, sweep, tolerance, counters)
-                        : clamp_step(difference, start, sweep, tolerance, counters);
+                        : cylinder_step(difference, start, sweep, tolerance, counters);
 }
 
 // Everything of a query but the one-point answers (query() tries those first, with its small
@@ -3056,9 +3159,9 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
       cold_begun = true;
     }
   }
-  // A cylinder with a polytope core: the clamp certificate alone (clamp_step()), from the cold
-  // start's point or a warm point that did not certify; when it fails, the solver takes over from
-  // the cold start's point, or from the cached directions. (Not two cylinders: their rims are
+  // A cylinder with a polytope core: the cap and clamp certificates (cylinder_step()), from the
+  // cold start's point or a warm point that did not certify; when it fails, the solver takes over
+  // from the cold start's point, or from the cached directions. (Not two cylinders: their rims are
   // curved on both sides, so a rim over a rim never certifies, and the clamps cost more than they
   // save: callgrind per query, default poses, cold 3,805 → 4,942, moving 2,794 → 3,914.)
   const bool clamp_curved = (a.type == ShapeType::cylinder && polytope_core(b.type)) ||
@@ -3079,7 +3182,7 @@ void GjkEpaNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, 
     }
   } else if (have_warm_point && !certified && clamp_curved) {
     cold_start.points[0] = warm_point;
-    if (clamp_step(difference, cold_start, radius_a_m + radius_b_m, tolerance_, counters)) {
+    if (cylinder_step(difference, cold_start, radius_a_m + radius_b_m, tolerance_, counters)) {
       one_point = &cold_start.points[0];
     }
   }
