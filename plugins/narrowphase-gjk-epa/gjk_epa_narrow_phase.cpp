@@ -49,6 +49,12 @@ constexpr double kFlatFraction = 1e-12;
 // polytope resolves the one curved direction quickly. Polytope cores (point, segment, box,
 // hull) end exactly when a support repeats and keep the user's tolerance.
 constexpr double kCurvedEpaFraction = 1e-11;
+// On such a kink the bounds agree while the nearest face's normal is still off the contact
+// normal: the support height along it exceeded the face's distance by up to 1.3e-9 of the size
+// (a box's corner or a hull's vertex at a cylinder's rim), so moving B by the depth along that
+// normal left the shapes overlapping. Beyond this fraction the normal comes from refine() along
+// the lowest height's direction instead (Solver::solve).
+constexpr double kFaceNormalFraction = 1e-10;
 
 // Newton polishing of the support function on curved cores (Solver::polish_separated and
 // Solver::polish_penetration). GJK and EPA
@@ -1381,15 +1387,21 @@ class Solver {
     CoreContact contact;
     if (!enclosed && refine(-simplex.v / gap, 0.0, contact)) return contact;
     contact = penetration(simplex, up_A);
-    if (polytope_used_ && !epa_converged_ && std::isfinite(upper_bound_)) {
+    if (polytope_used_ && (!epa_converged_ || face_normal_off_) && std::isfinite(upper_bound_)) {
       // EPA stopped early (iteration limit on a curved core with a flat depth minimum, or a lost
       // topology): the depth lies between its nearest face's distance and the lowest support
       // height seen. The direction of that height is the better normal: the face normals wander
       // over the flat minimum. Shifting by the height takes the origin out of M for sure.
-      CoreContact refined;
-      const bool ok = refine(upper_direction_, std::max(upper_bound_, 0.0), refined);
-      // Both refine's depth and the lowest height bound the depth from above: keep the lower.
-      if (ok && -refined.distance_m <= upper_bound_) return refined;
+      // Or EPA converged on a kink of M with its nearest face's normal off the contact normal
+      // (face_normal_off_): the lowest height is within the tolerance of the face's distance, and
+      // its direction overlaps M by exactly that height (refine()'s shifted GJK on the curved
+      // cores is no closer: measured on rim-to-rim cylinders).
+      if (!epa_converged_) {
+        CoreContact refined;
+        const bool ok = refine(upper_direction_, std::max(upper_bound_, 0.0), refined);
+        // Both refine's depth and the lowest height bound the depth from above: keep the lower.
+        if (ok && -refined.distance_m <= upper_bound_) return refined;
+      }
       CoreContact upper;
       upper.distance_m = -upper_bound_;
       upper.normal = upper_direction_;
@@ -2000,6 +2012,7 @@ class Solver {
   CoreContact expand_polytope(const Simplex& simplex) {
     polytope_used_ = true;
     epa_converged_ = false;
+    face_normal_off_ = false;
     bool intact = true;
     // Polishing is tried when the bounds first agree to kEpaHandoffFraction and, if it fails
     // there, once more at kEpaRetryFraction.
@@ -2049,6 +2062,7 @@ class Solver {
       }
       if (done) {
         epa_converged_ = true;
+        face_normal_off_ = !polytope_cores_ && height - face.d > kFaceNormalFraction * scale_;
         break;
       }
       if (!polytope_cores_ && upper_bound_ - face.d <= polish_gap) {
@@ -2387,6 +2401,9 @@ class Solver {
   bool handed_off_ = false;  // the last gjk() stopped after its handoff iterations
   bool polytope_used_ = false;
   bool epa_converged_ = false;
+  // EPA converged on a curved core, but the support height along its nearest face's normal exceeds
+  // that face's distance by more than kFaceNormalFraction of the size (a minimum on a kink of M).
+  bool face_normal_off_ = false;
   // The lowest support height EPA met, an upper bound of the depth, its direction and point.
   double upper_bound_ = std::numeric_limits<double>::infinity();
   Vec3 upper_direction_;

@@ -1599,7 +1599,7 @@ double brute_force_signed_distance(const Shape& a, const Pose& X_WA, const Shape
 
 TEST_CASE(
     "gjk_epa: deep ellipsoid and cylinder overlaps match a brute-force depth within 1e-9 relative "
-    "without iteration-limit hits") {
+    "without iteration-limit hits, and their normals overlap by the depth within 5e-10 m") {
   // EPA approximates a curved boundary by facets and, at 1e-9 of the size, used to hit its
   // iteration limit on about 5 % of deep ellipsoid overlaps (depth errors up to 4e-7 m); on
   // smooth parts it now hands its bracket over to Newton steps on the support function, and on
@@ -1629,9 +1629,11 @@ TEST_CASE(
       if (!(relative_error(g.distance_m, reference) <= 1e-9)) ++outside;
       CHECK(relative_error(g.distance_m, reference) <= 1e-9);
       CHECK(witness_error(g) <= 1e-12);
-      // The normal's own gap is the answer: the direction, not only the value, is right (to
-      // 1e-8 m: on a kink EPA's face normal is off in the kink's steep direction).
-      CHECK(std::abs(gap_along(a, X_WA, b, X_WB, g.normal_W) - g.distance_m) <= 1e-8);
+      // The normal's own gap is the answer: the direction, not only the value, is right. (On a
+      // kink EPA's last face normal is off in the kink's steep direction: its gap was off by up
+      // to 1.24e-9 m on the cylinder pairs; the lowest support height's direction is reported
+      // instead, kFaceNormalFraction: 1.9e-10 m.)
+      CHECK(std::abs(gap_along(a, X_WA, b, X_WB, g.normal_W) - g.distance_m) <= 5e-10);
     }
     CHECK(outside == 0);
     CHECK(narrow_phase->statistics().iteration_limit_hits == 0);
@@ -2226,8 +2228,8 @@ TEST_CASE(
         INFO("case " << c << " sample " << i << " pass " << pass << " depth " << depth << " press "
                      << s << (exact ? " (closed form)" : " (near the rim)"));
         CHECK(depth <= s + 1e-12);
-        // (near the rim EPA ends on a kink of M, the rim less the corner, where its bounds agree
-        // to 1e-11 m but the last face's normal overlaps by up to 1.3e-9 m more: measured)
+        // (near the rim: at most 1.3e-9 m, measured on one pose whose smoothed cores are
+        // separated, where GJK's normal is off; the others within 1e-10 m)
         CHECK(std::abs(overlap(g.normal_W) - depth) <= (exact ? 1e-10 * depth : 2e-9));
         CHECK(witness_error(g) <= 1e-12);
         if (exact) {
