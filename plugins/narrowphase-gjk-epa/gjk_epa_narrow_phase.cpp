@@ -2630,6 +2630,27 @@ bool sides_at_least(const std::array<Vec3, 4>& t, int count, const Vec3& w, doub
   return true;
 }
 
+// Writes a penetration certificate's answer into `start`: the other core's point s pressed `depth`
+// under the face or cap of A's core (of B's when !on_a) whose plane has M's normal n (A to B);
+// the witnesses are s and its foot on that plane. No face pairs (the face certificate adds them).
+[[gnu::always_inline]] inline void certified_penetration(bool on_a, const Vec3& s, const Vec3& n,
+                                                         double depth, std::uint32_t vertex_a,
+                                                         std::uint32_t vertex_b, ColdStart& start,
+                                                         QueryCounters& counters) {
+  SupportPoint& out = start.points[0];
+  out.a = on_a ? Vec3(s + depth * n) : s;
+  out.b = on_a ? s : Vec3(s - depth * n);
+  out.w = out.a - out.b;
+  out.d = n;
+  out.vertex_a = vertex_a;
+  out.vertex_b = vertex_b;
+  start.face_pair_count = 0;
+  start.depth = depth;
+  start.normal = n;
+  start.count = 1;
+  ++counters.iterations;
+}
+
 // A vertex pressed into a face (a first contact of resting polytopes): the face `face` of A's
 // hull or box (of B's when !on_a) under the other core's point s, with outward normal n. When s is
 // the other core's support point along −n (a hull's vertex of p with no neighbour lower, or a
@@ -2694,18 +2715,10 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
     }
     return false;
   }
-  SupportPoint& out = start.points[0];
-  const std::uint32_t vertex_a = on_a ? p.vertex_a : s_vertex;
-  const std::uint32_t vertex_b = on_a ? s_vertex : p.vertex_b;
-  out.a = on_a ? Vec3(s + depth * n) : s;
-  out.b = on_a ? s : Vec3(s - depth * n);
-  out.w = out.a - out.b;
-  out.d = n;
-  out.vertex_a = vertex_a;
-  out.vertex_b = vertex_b;
+  certified_penetration(on_a, s, n, depth, on_a ? p.vertex_a : s_vertex,
+                        on_a ? s_vertex : p.vertex_b, start, counters);
   // The face's corners with s's vertex: M's face holding the answer, for the warm start (vertex
   // pairs, kCacheCount: with a hull among the cores; the first corner twice for a triangle).
-  start.face_pair_count = 0;
   if (difference.has_hull()) {
     for (int k = 0; k < 4; ++k) {
       const std::uint32_t corner = f.ids[k % f.count];
@@ -2714,10 +2727,6 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
     }
     start.face_pair_count = 4;
   }
-  start.depth = depth;
-  start.normal = n;
-  start.count = 1;
-  ++counters.iterations;
   return true;
 }
 
@@ -2783,18 +2792,7 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
   }
   const double depth = difference.cap_ball_depth(on_a, s, n_cap);
   if (!(depth > 0.0)) return false;
-  SupportPoint& out = start.points[0];
-  out.a = on_a ? Vec3(s + depth * n) : s;
-  out.b = on_a ? s : Vec3(s - depth * n);
-  out.w = out.a - out.b;
-  out.d = n;
-  out.vertex_a = vertex_a;
-  out.vertex_b = vertex_b;
-  start.face_pair_count = 0;
-  start.depth = depth;
-  start.normal = n;
-  start.count = 1;
-  ++counters.iterations;
+  certified_penetration(on_a, s, n, depth, vertex_a, vertex_b, start, counters);
   return true;
 }
 
