@@ -1848,6 +1848,7 @@ bool PrimitiveNarrowPhase::supports(ShapeType a, ShapeType b) const {
 
 void PrimitiveNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                                  NarrowPhaseCache& cache, ContactManifold& manifold) {
+  ++queries_;
   // A sphere against a sphere or a box first, before the dispatch: their closed forms cost less
   // than the dispatch's frame (the compiler keeps these paths free of the other pairs' register
   // saves).

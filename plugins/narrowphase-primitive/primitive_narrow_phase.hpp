@@ -154,9 +154,17 @@ class PrimitiveNarrowPhase final : public NarrowPhase {
   /// Throws contactlab::SimulationError for an unsupported pair (the host asks supports() first).
   void query(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
              NarrowPhaseCache& cache, ContactManifold& out) override;
+  /// The queries answered (closed forms: no iterations, limits or degenerate fallbacks), so that a
+  /// chain's statistics say which plugin answered how many pairs.
+  NarrowPhaseStatistics statistics() const override {
+    NarrowPhaseStatistics out;
+    out.queries = queries_;
+    return out;
+  }
 
  private:
   int max_points_ = max_manifold_points;
+  std::int64_t queries_ = 0;
 };
 
 }  // namespace contactlab::plugins

@@ -123,6 +123,27 @@ TEST_CASE("experiment error: a missing pair material names the pair") {
   CHECK_THAT(message, Contains("bodies[1].geometry[0]"));
 }
 
+TEST_CASE(
+    "experiment error: a shape pair no narrow phase in the chain supports names the pair, the "
+    "chain and the geometries") {
+  // primitive has no closed form for an ellipsoid on a half-space.
+  const std::string ellipsoid =
+      replace(replace(valid_experiment, "shape: { type: sphere, radius_m: 0.05 }",
+                      "shape: { type: ellipsoid, size_m: [0.1, 0.1, 0.2] }"),
+              "contact: {", "collision: { narrow_phase: [primitive] }\ncontact: {");
+  const std::string message = error_of(ellipsoid);
+  CHECK_THAT(message, Contains("contactlab_error_test.yaml:16:"));
+  CHECK_THAT(message, Contains("collision.narrow_phase"));
+  CHECK_THAT(message, Contains("no narrow phase in the chain [primitive] supports the shape pair "
+                               "half_space–ellipsoid"));
+  CHECK_THAT(message, Contains("'floor' and 'ball'"));
+  // With gjk_epa after it the pair has a plugin.
+  const fs::path file = scratch("contactlab_chain_test.yaml");
+  std::ofstream(file) << replace(ellipsoid, "[primitive]", "[primitive, gjk_epa]");
+  PluginRegistry registry;
+  CHECK(load_experiment(file, {}, registry).narrow_phase.size() == 2);
+}
+
 TEST_CASE("experiment error: zero or negative mass is refused") {
   const std::string with_mass = replace(
       valid_experiment, "initial: { position_m: [0, 0, 1] }",
