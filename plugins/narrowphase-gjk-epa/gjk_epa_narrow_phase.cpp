@@ -52,8 +52,9 @@ constexpr double kCurvedEpaFraction = 1e-11;
 // On such a kink the bounds agree while the nearest face's normal is still off the contact
 // normal: the support height along it exceeded the face's distance by up to 1.3e-9 of the size
 // (a box's corner or a hull's vertex at a cylinder's rim), so moving B by the depth along that
-// normal left the shapes overlapping. Beyond this fraction the normal comes from refine() along
-// the lowest height's direction instead (Solver::solve).
+// normal left the shapes overlapping. Beyond this fraction the answer is the lowest support
+// height EPA met and its direction instead, which overlaps by exactly that height (Solver::solve;
+// refine()'s shifted GJK was no closer on rim-to-rim cylinders).
 constexpr double kFaceNormalFraction = 1e-10;
 
 // Newton polishing of the support function on curved cores (Solver::polish_separated and
@@ -2761,7 +2762,8 @@ bool penetration_at_face(const CoreDifference& difference, bool on_a, std::uint3
 // normal n, and the other core's support point s along −n. The cap's plane is the cylinder's
 // support plane along n, so M's support height along n (from A to B) is the depth h of s under
 // that plane, and the depth is at most h. When the ball of radius h around s lies in the
-// cylinder's core (s at least h from its side), the cylinder less s, which lies in M, holds the
+// cylinder's core (s at least h from its side and from the other cap: h at most half the core's
+// length, cap_ball_depth()), the cylinder less s, which lies in M, holds the
 // ball of radius h around the origin: the depth is at least h. Then h is the depth, exactly, with
 // s and its foot on the cap as the witnesses: one support of the polytope instead of GJK's
 // supports and EPA's expansion on a curved core. A pair that p's support plane separates is
