@@ -15,33 +15,32 @@ if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build_dir=$1; shift; fi
 unset CONTACTLAB_PLUGIN_PATH
 targets=(contactlab contactlab_plugins narrow_phase_answers)
 
-base_tree=/tmp/contactlab-base-${base:0:12}
-if [ ! -d "$base_tree" ]; then git worktree add --detach "$base_tree" "$base" >/dev/null; fi
-[ -f "$base_tree/tools/regress/narrow_phase_answers.cpp" ] ||
-  { echo "check_unchanged: $base has no tools/regress" >&2; exit 2; }
-for tree in "$base_tree:$base_tree/build" "$root:$root/$build_dir"; do
-  src=${tree%%:*}
-  bin=${tree#*:}
-  cmake -S "$src" -B "$bin" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$bin" -j"$(nproc)" --target "${targets[@]}" >/dev/null
-done
-
 out=/tmp/contactlab-answers
+base_dump=$out/base-${base:0:12}
 mkdir -p "$out"
-if [ ! -f "$out/base-${base:0:12}.txt.gz" ]; then
-  "$base_tree/build/bin/narrow_phase_answers" | gzip -1 > "$out/base-${base:0:12}.txt.gz"
-  "$base_tree/tools/regress/scene_answers.sh" "$base_tree/build" "$out/base-${base:0:12}-scenes"
+build() { cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+          cmake --build "$2" -j"$(nproc)" --target "${targets[@]}" >/dev/null; }
+# The base's answers are made once (in a worktree under /tmp) and kept.
+if [ ! -f "$base_dump.txt.gz" ] || [ ! -d "$base_dump-scenes/answers" ]; then
+  base_tree=/tmp/contactlab-base-${base:0:12}
+  [ -d "$base_tree" ] || git worktree add --detach "$base_tree" "$base" >/dev/null
+  [ -f "$base_tree/tools/regress/narrow_phase_answers.cpp" ] ||
+    { echo "check_unchanged: $base has no tools/regress" >&2; exit 2; }
+  build "$base_tree" "$base_tree/build"
+  "$base_tree/build/bin/narrow_phase_answers" | gzip -1 > "$base_dump.txt.gz"
+  "$base_tree/tools/regress/scene_answers.sh" "$base_tree/build" "$base_dump-scenes"
 fi
+build "$root" "$root/$build_dir"
 "$root/$build_dir/bin/narrow_phase_answers" | gzip -1 > "$out/new.txt.gz"
 tools/regress/scene_answers.sh "$root/$build_dir" "$out/new-scenes"
 
 status=0
 echo "narrow phase:"
-tools/regress/compare_answers.py "$out/base-${base:0:12}.txt.gz" "$out/new.txt.gz" "$@" || status=1
+tools/regress/compare_answers.py "$base_dump.txt.gz" "$out/new.txt.gz" "$@" || status=1
 echo "scenes:"
-tools/regress/compare_answers.py "$out/base-${base:0:12}-scenes/answers" "$out/new-scenes/answers" \
+tools/regress/compare_answers.py "$base_dump-scenes/answers" "$out/new-scenes/answers" \
   "$@" || status=1
-for f in "$out/base-${base:0:12}-scenes/failures.txt" "$out/new-scenes/failures.txt"; do
+for f in "$base_dump-scenes/failures.txt" "$out/new-scenes/failures.txt"; do
   [ -f "$f" ] && { echo "runs that failed ($f):"; cat "$f"; status=1; }
 done
 exit $status
