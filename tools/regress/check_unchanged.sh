@@ -31,16 +31,18 @@ if [ ! -f "$base_dump.txt.gz" ] || [ ! -d "$base_dump-scenes/answers" ]; then
   "$base_tree/tools/regress/scene_answers.sh" "$base_tree/build" "$base_dump-scenes"
 fi
 build "$root" "$root/$build_dir"
-"$root/$build_dir/bin/narrow_phase_answers" | gzip -1 > "$out/new.txt.gz"
-tools/regress/scene_answers.sh "$root/$build_dir" "$out/new-scenes"
+# The work tree's answers, named after its build folder (several trees may check at once).
+new=$out/new-$(realpath "$root/$build_dir" | md5sum | cut -c1-8)
+"$root/$build_dir/bin/narrow_phase_answers" | gzip -1 > "$new.txt.gz"
+tools/regress/scene_answers.sh "$root/$build_dir" "$new-scenes"
 
 status=0
 echo "narrow phase:"
-tools/regress/compare_answers.py "$base_dump.txt.gz" "$out/new.txt.gz" "$@" || status=1
+tools/regress/compare_answers.py "$base_dump.txt.gz" "$new.txt.gz" "$@" || status=1
 echo "scenes:"
-tools/regress/compare_answers.py "$base_dump-scenes/answers" "$out/new-scenes/answers" \
+tools/regress/compare_answers.py "$base_dump-scenes/answers" "$new-scenes/answers" \
   "$@" || status=1
-for f in "$base_dump-scenes/failures.txt" "$out/new-scenes/failures.txt"; do
+for f in "$base_dump-scenes/failures.txt" "$new-scenes/failures.txt"; do
   [ -f "$f" ] && { echo "runs that failed ($f):"; cat "$f"; status=1; }
 done
 exit $status
