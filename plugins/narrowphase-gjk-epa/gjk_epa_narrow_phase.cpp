@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <contactlab/errors.hpp>
-#include <contactlab/manifold.hpp>
+#include <contactlab/geometry/manifold.hpp>
 
 namespace contactlab::plugins {
 
@@ -2467,7 +2467,8 @@ ParameterSchema GjkEpaNarrowPhase::schema() {
           "manifold_points", 1, 1, max_manifold_points,
           "contact points per pair: 1 keeps the deepest point; 2..4 add the other points of a "
           "line or face contact (a cylinder, cone or capsule lying on its side, a cap or a face "
-          "on a face) by clipping the shapes' supporting features (contactlab/manifold.hpp), so "
+          "on a face) by clipping the shapes' supporting features "
+          "(contactlab/geometry/manifold.hpp), so "
           "resting bodies do not rock on one point; the deepest first, then the spread of the "
           "patch"),
   };

@@ -60,9 +60,9 @@ class GjkEpaNarrowPhase final : public NarrowPhase {
   /// Every pair except half_space–half_space.
   bool supports(ShapeType a, ShapeType b) const override;
   /// One contact point per pair, or with `manifold_points` > 1 the points of a line or face
-  /// contact (contactlab/manifold.hpp). `cache` keeps, in A's frame, the support directions of the
-  /// final simplex (or the polished direction after Newton steps on separated curved cores), or
-  /// after EPA those of the contact face plus the direction opposite its normal
+  /// contact (contactlab/geometry/manifold.hpp). `cache` keeps, in A's frame, the support
+  /// directions of the final simplex (or the polished direction after Newton steps on separated
+  /// curved cores), or after EPA those of the contact face plus the direction opposite its normal
   /// (polytope cores) or of EPA's initial tetrahedron (curved cores), and restarts GJK from them;
   /// between a hull and a hull or a box, after EPA, it keeps vertex pairs instead (hull vertices,
   /// box corners): the contact face's corners, the polytope's point lowest along the face normal
@@ -81,7 +81,7 @@ class GjkEpaNarrowPhase final : public NarrowPhase {
  private:
   double tolerance_;         // relative accuracy of distances and depths
   int max_iterations_;       // per GJK run and per EPA run
-  int manifold_points_ = 1;  // contact points per pair (contactlab/manifold.hpp)
+  int manifold_points_ = 1;  // contact points per pair (contactlab/geometry/manifold.hpp)
   std::unique_ptr<Workspace> workspace_;
   NarrowPhaseStatistics statistics_;
 };

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <contactlab/errors.hpp>
-#include <contactlab/manifold.hpp>
+#include <contactlab/geometry/manifold.hpp>
 #include <string>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -166,7 +166,8 @@ ParameterSchema MprNarrowPhase::schema() {
           "manifold_points", 1, 1, max_manifold_points,
           "contact points per pair: 1 keeps MPR's deepest point; 2..4 add the other points of a "
           "line or face contact (a cylinder, cone or capsule lying on its side, a cap or a face "
-          "on a face) by clipping the shapes' supporting features (contactlab/manifold.hpp), so "
+          "on a face) by clipping the shapes' supporting features "
+          "(contactlab/geometry/manifold.hpp), so "
           "the point does not jump along the line and resting bodies do not rock; the deepest "
           "first, then the spread of the patch"),
       boolean_parameter(

@@ -8,7 +8,7 @@
 //   precision       arithmetic of the algorithm: double (default) | long_double | double_double
 //   swept_radii     core (default): MPR on the shapes' cores, radii added to the result |
 //                   support: radii inside the support mapping, as Modia3D
-//   manifold_points 1 (default) | 2..4: points of a line or face contact (contactlab/manifold.hpp)
+//   manifold_points 1 (default) | 2..4: points of a line or face contact (geometry/manifold.hpp)
 //   warm_start      true (default): on polytope pairs phase 2 starts from the portal the pair's
 //                   last query ended on, kept in its NarrowPhaseCache, and curved pairs start the
 //                   Newton finish from their last normal | false: every query starts cold (Modia3D)

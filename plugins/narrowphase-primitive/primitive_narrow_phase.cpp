@@ -12,7 +12,7 @@
 #include <utility>
 
 #include <contactlab/errors.hpp>
-#include <contactlab/manifold.hpp>
+#include <contactlab/geometry/manifold.hpp>
 
 namespace contactlab::plugins {
 
@@ -176,7 +176,7 @@ struct PatchCandidates {
   }
 };
 
-/// The reduction of every manifold (contactlab/manifold.hpp, shared with the general manifold
+/// The reduction of every manifold (contactlab/geometry/manifold.hpp, shared with the general manifold
 /// builder): the deepest, the farthest touching point from it, then the largest triangles on
 /// either side of that diagonal.
 int choose_patch_points(const std::array<Vec3, kMaxCandidates>& tangential,

@@ -1,4 +1,4 @@
-// The general contact-manifold builder (contactlab/manifold.hpp): supporting features of every
+// The general contact-manifold builder (contactlab/geometry/manifold.hpp): supporting features of every
 // shape, clipping, and the manifolds mpr and gjk_epa build with it, against hand-computed and
 // closed-form values.
 #include <algorithm>
@@ -15,7 +15,7 @@
 
 #include <catch2/catch.hpp>
 #include <contactlab/errors.hpp>
-#include <contactlab/manifold.hpp>
+#include <contactlab/geometry/manifold.hpp>
 
 #include "gjk_epa_narrow_phase.hpp"
 #include "mpr_narrow_phase.hpp"

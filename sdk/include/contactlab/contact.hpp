@@ -3,10 +3,15 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <new>
+#include <string_view>
+#include <type_traits>
 
 #include "contactlab/materials.hpp"
 #include "contactlab/math.hpp"
+#include "contactlab/shapes.hpp"
 
 namespace contactlab {
 
@@ -36,11 +41,65 @@ struct ContactManifold {
 
 /// Per-pair scratch memory owned by the host, kept while the pair stays a broad-phase candidate,
 /// so a narrow phase can warm-start (previous separating axis, simplex, portal). Zeroed on
-/// creation.
+/// creation (empty). A plugin keeps its own trivially copyable entry in it, through
+/// cache_entry() and cached_entry() below, tagged by the plugin and the pair's shape types
+/// (NarrowPhaseCacheTag), so that an entry one plugin wrote, or wrote for another shape pair, is
+/// never read as another's: it reads as empty.
 struct NarrowPhaseCache {
+  static constexpr std::size_t capacity_bytes = 128;
+  std::uint64_t tag = 0;  ///< the tag of the entry held (NarrowPhaseCacheTag::of); 0: empty
+  alignas(8) std::array<std::byte, capacity_bytes> bytes{};
+  /// The untyped view of earlier SDKs, for plugins not yet moved to typed entries (issue 29
+  /// removes it once every first-party plugin has moved).
   std::array<double, 16> data{};
   std::int32_t valid = 0;
 };
+
+/// A plugin's cache tag: an FNV-1a hash of its name, combined with the pair's shape types by of().
+/// Never 0 (the empty cache's tag). Declare one per plugin as a constant:
+/// `constexpr NarrowPhaseCacheTag kCacheTag{"gjk_epa"};`.
+class NarrowPhaseCacheTag {
+ public:
+  constexpr explicit NarrowPhaseCacheTag(std::string_view plugin_name) {
+    for (const char c : plugin_name) {
+      hash_ = (hash_ ^ static_cast<std::uint8_t>(c)) * 0x100000001b3ull;
+    }
+  }
+  /// The tag of this plugin's entries for shape A of type `a` and shape B of type `b`.
+  constexpr std::uint64_t of(ShapeType a, ShapeType b) const {
+    const auto pair = static_cast<std::uint64_t>(a) * 64u + static_cast<std::uint64_t>(b) + 1u;
+    const std::uint64_t tag = (hash_ ^ pair) * 0x100000001b3ull;
+    return tag == 0 ? 1 : tag;
+  }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
+/// The entry of type Entry that the cache holds for `tag`, or null when it holds none (empty, or
+/// another plugin's or shape pair's).
+template <class Entry>
+const Entry* cached_entry(const NarrowPhaseCache& cache, std::uint64_t tag) {
+  static_assert(std::is_trivially_copyable_v<Entry>, "a cache entry is copied as bytes");
+  static_assert(sizeof(Entry) <= NarrowPhaseCache::capacity_bytes, "the entry must fit the cache");
+  static_assert(alignof(Entry) <= 8, "the cache's storage is 8-byte aligned");
+  if (cache.tag != tag) return nullptr;
+  return std::launder(reinterpret_cast<const Entry*>(cache.bytes.data()));
+}
+
+/// The entry of type Entry for `tag`, to be written: the one the cache holds, or a
+/// value-initialised one that replaces whatever it held.
+template <class Entry>
+Entry& cache_entry(NarrowPhaseCache& cache, std::uint64_t tag) {
+  static_assert(std::is_trivially_copyable_v<Entry>, "a cache entry is copied as bytes");
+  static_assert(sizeof(Entry) <= NarrowPhaseCache::capacity_bytes, "the entry must fit the cache");
+  static_assert(alignof(Entry) <= 8, "the cache's storage is 8-byte aligned");
+  if (cache.tag != tag) {
+    cache.tag = tag;
+    return *::new (static_cast<void*>(cache.bytes.data())) Entry{};
+  }
+  return *std::launder(reinterpret_cast<Entry*>(cache.bytes.data()));
+}
 
 /// Everything a normal force law or a friction law may use about one contact, at one instant.
 /// Body A and body B are the bodies of the pair's first and second geometry.

@@ -1,39 +1,5 @@
-// Contact manifolds for any narrow phase: supporting features and clipping (header-only; no ABI).
-//
-// A narrow phase finds the deepest point of a pair: its signed distance, the normal n from A to B
-// and the witness points. When two bodies meet along a line or a face (a cylinder lying on a box,
-// a box on a box, a capsule on a half-space), one point is not enough: resting bodies rock on it,
-// and an iterative narrow phase's point may jump along the line between two evaluations, which
-// makes the right-hand side of the equations of motion discontinuous. build_manifold() adds the
-// other points of the contact patch, in the manner of Jolt Physics' "supporting face + clipping":
-//
-// 1. The supporting feature of each shape along the normal (A along n, B along −n): the polygon,
-//    segment or point of the shape's core that is extremal along the direction within a small
-//    angular tolerance (supporting_feature()): a box face, edge or corner; a cylinder's cap (a rim
-//    polygon), side (a segment of its surface line) or rim point; a cone's base, side or apex; a
-//    capsule's axis or end; a beam's flat face (a fixed rectangle of 4 points on its round ends
-//    near the face's normal, sliding to the exact support points towards the tolerance:
-//    detail::beam_face_vertices()), side, edge or round end; a hull's face, edge or vertex; a
-//    point for spheres and ellipsoids. The shape is that core swept by a radius (the smoothing
-//    radius; a sphere's or capsule's radius), added back along n.
-// 2. The features clipped against each other in the contact plane (Sutherland & Hodgman 1974): a
-//    polygon or segment of A against the side planes (containing n) of B's polygon, or B's segment
-//    against A's polygon, or two parallel segments against each other's ends. A half-space's
-//    feature is its whole plane: nothing is clipped.
-// 3. Each clipped point's signed distance along n to the other feature's plane: exact for flat
-//    features and for the extremal line of a curved surface.
-// 4. At most max_points points kept by choose_patch_points(): the deepest first, then the spread
-//    of the patch — the same reduction as the primitive plugin's box manifolds (one copy).
-//
-// Continuity. Extra points carry forces only while they touch or penetrate. A feature changes
-// (segment → point as a lying cylinder tilts) only when the direction leaves the angular
-// tolerance, i.e. when the dropped points are higher than the deepest by sin(tolerance) times the
-// feature's size (2 cm on a 1 m cylinder at the default 0.02): far above any penetration of a
-// resting body, so the dropped points carried no force. Within a feature, clipped points move
-// continuously with the poses. Points are chosen among touching ones only.
-//
-// Nothing here allocates: features and clipped polygons live in fixed arrays on the stack.
-#pragma once
+// Contact manifolds: supporting features, clipping and the patch's points (see manifold.hpp).
+#include "contactlab/geometry/manifold.hpp"
 
 #include <algorithm>
 #include <array>
@@ -41,46 +7,9 @@
 #include <cstdint>
 #include <numbers>
 
-#include "contactlab/contact.hpp"
-#include "contactlab/math.hpp"
-#include "contactlab/shapes.hpp"
-
 namespace contactlab::manifold {
 
-/// Most vertices of a supporting feature (a hull face with more falls back to its support point).
-inline constexpr int kMaxFeatureVertices = 32;
-/// Most points of a clipped polygon (Sutherland–Hodgman of two convex polygons: n + m vertices).
-inline constexpr int kMaxClipPoints = 2 * kMaxFeatureVertices;
-/// Vertices of the rim polygon of a cylinder's or cone's cap: 90° apart, the first at the support
-/// direction u (the lowest rim point when the cap tilts towards u). Four, not more: a cap resting
-/// on a larger face then needs no reduction, and the square turns continuously with u; with equal
-/// depths (the cap flat, u ill-defined) its forces have no moment whatever u is. A finer polygon
-/// reduced to four points would switch between rotated squares as the deepest vertex changes.
-inline constexpr int kRimVertices = 4;
-/// Fraction of the angular tolerance within which a beam's flat face is a fixed rectangle: while
-/// the face's tilt (the sine of the angle between the direction and the face's normal) is below
-/// kBeamFaceFixedFraction·sin_tolerance its 4 points do not move (detail::beam_face_vertices).
-inline constexpr double kBeamFaceFixedFraction = 0.5;
-/// Default angular tolerance of a supporting feature, as the sine of the angle (about 1.15°): the
-/// direction may be this far from the feature's normal (cone).
-inline constexpr double kDefaultSinTolerance = 0.02;
-/// A point whose distance is below this fraction of the shapes' size touches (rounding noise).
-inline constexpr double kTouchingFraction = 1e-12;
-/// Two points nearer than this fraction of the shapes' size are one point.
-inline constexpr double kDistinctPointFraction = 1e-9;
-
-/// The supporting feature of a shape's core along a direction, in the frame the caller asks for.
-struct Feature {
-  std::array<Vec3, kMaxFeatureVertices> vertices;
-  /// 1: a point; 2: a segment; ≥ 3: a convex polygon, vertices in cyclic order (either sense).
-  int count = 0;
-  /// Radius the core is swept by (added along the direction to reach the shape's surface) [m].
-  double radius_m = 0.0;
-};
-
-/// A length scale of the shape [m]: its largest half size (0 for a half-space), against which
-/// rounding tolerances are judged. O(vertices) for a hull.
-inline double shape_size(const Shape& shape) {
+double shape_size(const Shape& shape) {
   switch (shape.type) {
     case ShapeType::sphere:
       return shape.radius_m;
@@ -107,13 +36,13 @@ inline double shape_size(const Shape& shape) {
 
 namespace detail {
 
-inline Vec3 unit_radial(const Vec3& d) {
+Vec3 unit_radial(const Vec3& d) {
   const double radial = std::hypot(d.x(), d.y());
   return radial > 0.0 ? Vec3(d.x() / radial, d.y() / radial, 0.0) : Vec3::UnitX();
 }
 
 /// The rim of radius `radius` at height z as the square u, v, −u, −v (v = u turned by 90°).
-inline void rim_polygon(const Vec3& u, double radius, double z, Feature& out) {
+void rim_polygon(const Vec3& u, double radius, double z, Feature& out) {
   const Vec3 ru = radius * u, rv(-ru.y(), ru.x(), 0.0), lift(0.0, 0.0, z);
   out.vertices[0] = lift + ru;
   out.vertices[1] = lift + rv;
@@ -122,20 +51,19 @@ inline void rim_polygon(const Vec3& u, double radius, double z, Feature& out) {
   out.count = kRimVertices;
 }
 
-inline void point_feature(const Vec3& p, Feature& out) {
+void point_feature(const Vec3& p, Feature& out) {
   out.vertices[0] = p;
   out.count = 1;
 }
 
-inline void segment_feature(const Vec3& p, const Vec3& q, Feature& out) {
+void segment_feature(const Vec3& p, const Vec3& q, Feature& out) {
   out.vertices[0] = p;
   out.vertices[1] = q;
   out.count = 2;
 }
 
 /// Box core with half sizes h: face, edge or corner.
-inline void box_feature(const Vec3& h, const Vec3& d, double sin_tol, double cos_tol,
-                        Feature& out) {
+void box_feature(const Vec3& h, const Vec3& d, double sin_tol, double cos_tol, Feature& out) {
   const Vec3 s(d.x() < 0.0 ? -1.0 : 1.0, d.y() < 0.0 ? -1.0 : 1.0, d.z() < 0.0 ? -1.0 : 1.0);
   const Vec3 a = d.cwiseAbs();
   int k = 0;
@@ -166,8 +94,8 @@ inline void box_feature(const Vec3& h, const Vec3& d, double sin_tol, double cos
 }
 
 /// Cone or frustum (a cylinder when both radii agree) with half length h, radii base and top.
-inline void axial_feature(double base, double top, double h, const Vec3& d, double sin_tol,
-                          double cos_tol, Feature& out) {
+void axial_feature(double base, double top, double h, const Vec3& d, double sin_tol, double cos_tol,
+                   Feature& out) {
   const Vec3 u = unit_radial(d);
   if (d.z() <= -cos_tol) {
     if (base > 0.0) return rim_polygon(u, base, -h, out);
@@ -211,8 +139,8 @@ inline void axial_feature(double base, double top, double h, const Vec3& d, doub
 /// on the orientation, so the contact force there is not exactly energy-conserving (it is on the
 /// fixed rectangle); and close to the long axis (u near ±x) the two vertices of the lower round
 /// end come together at its tip, so one point drops out (3 distinct points).
-inline void beam_face_vertices(double seg, double R, double z, const Vec3& d, double sin_tol,
-                               Feature& out) {
+void beam_face_vertices(double seg, double R, double z, const Vec3& d, double sin_tol,
+                        Feature& out) {
   const double corner = R / std::numbers::sqrt2;
   double rx = corner, ry = corner;  // the rectangle's half sizes about the round ends' centres
   const double tilt = std::hypot(d.x(), d.y());
@@ -230,8 +158,8 @@ inline void beam_face_vertices(double seg, double R, double z, const Vec3& d, do
 }
 
 /// Beam core: a stadium in x–y (segment ±seg along x swept by end radius R) of half thickness t.
-inline void beam_feature(double seg, double R, double t, const Vec3& d, double sin_tol,
-                         double cos_tol, Feature& out) {
+void beam_feature(double seg, double R, double t, const Vec3& d, double sin_tol, double cos_tol,
+                  Feature& out) {
   const double sx = d.x() < 0.0 ? -1.0 : 1.0, sy = d.y() < 0.0 ? -1.0 : 1.0;
   const double sz = d.z() < 0.0 ? -1.0 : 1.0;
   const Vec3 u = unit_radial(d);
@@ -259,8 +187,8 @@ inline void beam_feature(double seg, double R, double t, const Vec3& d, double s
 
 /// Hull: the face whose normal is nearest d (within the tolerance), else an edge from the support
 /// vertex nearly perpendicular to d (with an adjacency), else the support vertex.
-inline void hull_feature(const ConvexHull& hull, const Vec3& d, double sin_tol, double cos_tol,
-                         Feature& out) {
+void hull_feature(const ConvexHull& hull, const Vec3& d, double sin_tol, double cos_tol,
+                  Feature& out) {
   std::uint32_t best_face = 0;
   double best_dot = -2.0;
   for (std::uint32_t f = 0; f < hull.face_count; ++f) {
@@ -334,12 +262,7 @@ inline void hull_feature(const ConvexHull& hull, const Vec3& d, double sin_tol, 
 
 }  // namespace detail
 
-/// The supporting feature of the shape's core along d_G (G frame, unit length), in G: the points
-/// of the core within the angular tolerance (sin_tolerance, the sine of the angle between d_G and
-/// the feature's normals) of being extremal along d_G, as a point, a segment or a convex polygon;
-/// radius_m is the sweep that makes the core the shape. Not for half-spaces (count 0).
-inline void supporting_feature(const Shape& shape, const Vec3& d_G, Feature& out,
-                               double sin_tolerance = kDefaultSinTolerance) {
+void supporting_feature(const Shape& shape, const Vec3& d_G, Feature& out, double sin_tolerance) {
   const double sin_tol = sin_tolerance;
   const double cos_tol = std::sqrt(std::max(0.0, 1.0 - sin_tol * sin_tol));
   const double r = shape.smoothing_radius_m;
@@ -379,25 +302,15 @@ inline void supporting_feature(const Shape& shape, const Vec3& d_G, Feature& out
   }
 }
 
-/// supporting_feature() of a posed shape along a world direction d_W (unit), in world coordinates.
-inline void supporting_feature_W(const Shape& shape, const Pose& X_WG, const Vec3& d_W,
-                                 Feature& out, double sin_tolerance = kDefaultSinTolerance) {
+void supporting_feature_W(const Shape& shape, const Pose& X_WG, const Vec3& d_W, Feature& out,
+                          double sin_tolerance) {
   supporting_feature(shape, X_WG.R.transpose() * d_W, out, sin_tolerance);
   for (int i = 0; i < out.count; ++i) out.vertices[i] = X_WG.transform_point(out.vertices[i]);
 }
 
-/// Chooses at most max_points of `count` candidate points, given their positions in the tangent
-/// plane of the normal n (`tangential`) and their signed distances: the deepest first, then —
-/// among the candidates that touch or penetrate (distance ≤ kTouchingFraction·length_scale_m) —
-/// the one farthest from it, then the two spanning the largest triangles with that diagonal on
-/// either side (larger first). This keeps the deepest point and the spread of the patch (the
-/// area-maximising reduction of Gregorius, "Robust contact creation for physics simulations", GDC
-/// 2015). Writes the chosen indices in order and returns how many. Any frame will do, as long as
-/// the positions and n share it. Scores within a relative 1e-9 tie and the deeper point wins, so
-/// the choice does not hinge on rounding (e.g. on the order of A and B).
-inline int choose_patch_points(const Vec3* tangential, const double* distance_m, int count,
-                               const Vec3& n, int max_points, double length_scale_m,
-                               std::array<int, max_manifold_points>& chosen) {
+int choose_patch_points(const Vec3* tangential, const double* distance_m, int count, const Vec3& n,
+                        int max_points, double length_scale_m,
+                        std::array<int, max_manifold_points>& chosen) {
   int deepest = 0;
   for (int i = 1; i < count; ++i) {
     if (distance_m[i] < distance_m[deepest]) deepest = i;
@@ -458,16 +371,8 @@ inline int choose_patch_points(const Vec3* tangential, const double* distance_m,
 
 namespace detail {
 
-/// Points of one clipped patch with their witness points on A and B and their distances.
-struct Candidates {
-  std::array<Vec3, kMaxClipPoints> point_a;
-  std::array<Vec3, kMaxClipPoints> point_b;
-  std::array<double, kMaxClipPoints> distance;
-  int count = 0;
-};
-
 /// Unit normal of a polygon feature (Newell's method; any sense), or zero when degenerate.
-inline Vec3 polygon_normal(const Feature& f) {
+Vec3 polygon_normal(const Feature& f) {
   Vec3 m = Vec3::Zero();
   for (int i = 0; i < f.count; ++i) {
     const Vec3& p = f.vertices[i];
@@ -478,11 +383,8 @@ inline Vec3 polygon_normal(const Feature& f) {
   return length > 0.0 ? Vec3(m / length) : Vec3::Zero();
 }
 
-/// Clips the convex polygon or segment `subject` (count ≥ 2) to the prism along n over the convex
-/// polygon `clip` (count ≥ 3): Sutherland–Hodgman, one side plane (edge × n) at a time; a segment
-/// is clipped as a parameter interval. Returns the number of points written to `out`.
-inline int clip_to_prism(const Feature& subject, const Feature& clip, const Vec3& n,
-                         std::array<Vec3, kMaxClipPoints>& out) {
+int clip_to_prism(const Feature& subject, const Feature& clip, const Vec3& n,
+                  std::array<Vec3, kMaxClipPoints>& out) {
   Vec3 centre = Vec3::Zero();
   for (int i = 0; i < clip.count; ++i) centre += clip.vertices[i];
   centre /= clip.count;
@@ -537,7 +439,7 @@ inline int clip_to_prism(const Feature& subject, const Feature& clip, const Vec3
 
 /// Adds a point p_a of A (core) whose partner lies on the plane (q, m) of B along n; false when n
 /// runs along that plane.
-inline bool add_on_a(Candidates& c, const Vec3& p_a, const Vec3& q, const Vec3& m, const Vec3& n) {
+bool add_on_a(Candidates& c, const Vec3& p_a, const Vec3& q, const Vec3& m, const Vec3& n) {
   const double along = n.dot(m);
   if (!(std::abs(along) > 1e-6)) return false;
   const double s = (q - p_a).dot(m) / along;
@@ -549,7 +451,7 @@ inline bool add_on_a(Candidates& c, const Vec3& p_a, const Vec3& q, const Vec3& 
 }
 
 /// Adds a point p_b of B (core) whose partner lies on the plane (q, m) of A along n.
-inline bool add_on_b(Candidates& c, const Vec3& p_b, const Vec3& q, const Vec3& m, const Vec3& n) {
+bool add_on_b(Candidates& c, const Vec3& p_b, const Vec3& q, const Vec3& m, const Vec3& n) {
   const double along = n.dot(m);
   if (!(std::abs(along) > 1e-6)) return false;
   const double s = (p_b - q).dot(m) / along;
@@ -562,7 +464,7 @@ inline bool add_on_b(Candidates& c, const Vec3& p_b, const Vec3& q, const Vec3& 
 
 /// The plane of a segment feature facing n: through its first vertex, normal n without its
 /// component along the segment. Zero when n runs along the segment.
-inline Vec3 segment_plane_normal(const Feature& f, const Vec3& n) {
+Vec3 segment_plane_normal(const Feature& f, const Vec3& n) {
   const Vec3 e = (f.vertices[1] - f.vertices[0]).normalized();
   const Vec3 m = n - n.dot(e) * e;
   const double length = m.norm();
@@ -571,8 +473,8 @@ inline Vec3 segment_plane_normal(const Feature& f, const Vec3& n) {
 
 /// The candidates of two features (cores, world frame) with normal n from A to B; false when they
 /// make no patch (a point, crossing segments, a degenerate plane).
-inline bool clip_features(const Feature& fa, const Feature& fb, const Vec3& n, double sin_tol,
-                          Candidates& c) {
+bool clip_features(const Feature& fa, const Feature& fb, const Vec3& n, double sin_tol,
+                   Candidates& c) {
   c.count = 0;
   if (fa.count < 2 || fb.count < 2) return false;
   std::array<Vec3, kMaxClipPoints> clipped;
@@ -617,21 +519,8 @@ inline bool clip_features(const Feature& fa, const Feature& fb, const Vec3& n, d
 
 }  // namespace detail
 
-/// Completes a one-point narrow-phase answer for shapes A and B into a manifold of at most
-/// max_points points (see the top of this file). `manifold.points[0]` is the narrow phase's
-/// deepest point (its normal n from A to B is used); it is left alone — count 1 — when max_points
-/// is 1, when the pair is separated (deepest distance above kTouchingFraction of the shapes'
-/// size), when either feature is a point, when two segments cross, when fewer than two touching
-/// points come out, or when the patch's deepest point is shallower than the narrow phase's
-/// distance by more than sin_tolerance times the shapes' size. Otherwise the manifold is the
-/// reduced patch, every point with the normal n and its own signed distance measured along n
-/// between the features, the deepest first (its distance becomes the pair's: exact for the
-/// features, where an inexact normal of an iterative narrow phase overstates the depth by the
-/// projections' overlap), each satisfying point_b − point_a = distance · n. sin_tolerance: see
-/// supporting_feature(). Never allocates.
-inline void build_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                           int max_points, ContactManifold& manifold,
-                           double sin_tolerance = kDefaultSinTolerance) {
+void build_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                    int max_points, ContactManifold& manifold, double sin_tolerance) {
   if (max_points <= 1 || manifold.count < 1) return;
   const ContactGeometry deepest = manifold.points[0];
   const double size_m = std::max(shape_size(a), shape_size(b));
