@@ -176,9 +176,9 @@ struct PatchCandidates {
   }
 };
 
-/// The reduction of every manifold (contactlab/geometry/manifold.hpp, shared with the general manifold
-/// builder): the deepest, the farthest touching point from it, then the largest triangles on
-/// either side of that diagonal.
+/// The reduction of every manifold (contactlab/geometry/manifold.hpp, shared with the general
+/// manifold builder): the deepest, the farthest touching point from it, then the largest triangles
+/// on either side of that diagonal.
 int choose_patch_points(const std::array<Vec3, kMaxCandidates>& tangential,
                         const std::array<double, kMaxCandidates>& distance_m, int count,
                         const Vec3& n, int max_points, double length_scale_m,
