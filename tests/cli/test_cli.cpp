@@ -119,7 +119,7 @@ TEST_CASE(
 
 TEST_CASE(
     "cli: every shipped experiment in configs/ validates and runs 1 ms (exit 0), every "
-    "comparison too (compare); the material palette is not an experiment") {
+    "comparison too (compare), the material palette is not an experiment") {
   int experiments = 0;
   for (const auto& entry : fs::directory_iterator(configs)) {
     const std::string name = entry.path().filename().string();

@@ -1,5 +1,5 @@
 // `contactlab plot RUN_DIR` and compare's bar charts: the PNG and SVG files through tools/plot.py
-// (skipped with a message when no python with matplotlib is found), and the errors.
+// (skipped, as ctest shows, when no python with matplotlib is found), and the errors.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli_support.hpp"
+#include "support/skip.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -51,13 +52,10 @@ void check_png_and_svg(const fs::path& stem) {
   CHECK_THAT(head(svg, 2000), Contains("<svg"));
 }
 
-/// True when `contactlab plot` said it found no python with matplotlib (the test then skips).
+/// True when `contactlab plot` (exit 5) or `compare` (a warning) said it found no python with
+/// matplotlib: the test then skips.
 bool no_matplotlib(const Result& r) {
-  if (r.exit_code == exit_plot && r.output.find("no python with matplotlib") != std::string::npos) {
-    WARN("skipped: no python with matplotlib here (" << r.output << ")");
-    return true;
-  }
-  return false;
+  return r.output.find("no python with matplotlib") != std::string::npos;
 }
 
 }  // namespace
@@ -73,7 +71,8 @@ TEST_CASE(
   REQUIRE(fs::is_regular_file(out / "energy.csv"));
   const Result r = run(cli + " plot " + out.string());
   INFO(r.output);
-  if (no_matplotlib(r)) return;
+  if (r.exit_code == exit_plot && no_matplotlib(r))
+    CONTACTLAB_SKIP("no python with matplotlib here (" << r.output << ")");
   REQUIRE(r.exit_code == 0);
   for (const char* stem : {"energy", "penetration", "force_penetration"})
     check_png_and_svg(out / "plots" / stem);
@@ -98,10 +97,10 @@ TEST_CASE("plot: a missing python is a clear error with exit code 5, a non-run d
   CHECK_THAT(not_run.output, Contains("not a run directory"));
 }
 
-TEST_CASE(
-    "plot: compare draws one bar chart per numeric column after its table, and a failure to plot "
-    "is only a warning") {
-  const fs::path dir = fresh_directory("compare");
+namespace {
+
+/// A comparison of two rk4 steps on the bouncing ball (0.01 s, one probe) in `dir`/laws.yaml.
+fs::path two_variant_comparison(const fs::path& dir) {
   fs::create_directories(dir);
   const fs::path file = dir / "laws.yaml";
   std::ofstream(file) << "include: [" << (configs / "bouncing_ball.yaml").string() << "]\n"
@@ -109,25 +108,37 @@ TEST_CASE(
                       << "probes: [{ name: z_end, body: ball, quantity: position, component: z, "
                          "at_s: 0.01 }]\n"
                       << "variants:\n  integrator.params.step_s: [1.0e-5, 2.0e-5]\n";
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("plot: compare draws one bar chart per numeric column after its table") {
+  const fs::path dir = fresh_directory("compare");
+  const fs::path file = two_variant_comparison(dir);
   const Result r =
       run(cli + " compare " + file.string() + " --jobs 1 --output " + (dir / "out").string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
+  if (no_matplotlib(r)) CONTACTLAB_SKIP("no python with matplotlib here (" << r.output << ")");
+  for (const char* column : {"steps", "rhs_evaluations", "probes_z_end"})
+    check_png_and_svg(dir / "out" / "plots" / (std::string("comparison_") + column));
+}
+
+TEST_CASE(
+    "plot: compare without a python with matplotlib warns and still writes its table, probes "
+    "among the default columns") {
+  const fs::path dir = fresh_directory("compare_without_python");
+  const fs::path file = two_variant_comparison(dir);
+  const Result without = run("CONTACTLAB_PYTHON=/nonexistent/python3 " + cli + " compare " +
+                             file.string() + " --jobs 1 --output " + (dir / "out").string());
+  INFO(without.output);
+  CHECK(without.exit_code == 0);
+  CHECK_THAT(without.output, Contains("warning: no plots"));
+  REQUIRE(fs::is_regular_file(dir / "out" / "comparison.csv"));
   // The probe is a default column of the table.
   std::ifstream csv(dir / "out" / "comparison.csv");
   std::string header;
   std::getline(csv, header);
   CHECK_THAT(header, Contains("probes.z_end") && Contains("energy_max_deviation_J"));
-  if (r.output.find("no python with matplotlib") != std::string::npos) {
-    WARN("skipped the charts: no python with matplotlib here");
-  } else {
-    for (const char* column : {"steps", "rhs_evaluations", "probes_z_end"})
-      check_png_and_svg(dir / "out" / "plots" / (std::string("comparison_") + column));
-  }
-  const Result without = run("CONTACTLAB_PYTHON=/nonexistent/python3 " + cli + " compare " +
-                             file.string() + " --jobs 1 --output " + (dir / "out2").string());
-  INFO(without.output);
-  CHECK(without.exit_code == 0);
-  CHECK_THAT(without.output, Contains("warning: no plots"));
-  CHECK(fs::is_regular_file(dir / "out2" / "comparison.csv"));
 }

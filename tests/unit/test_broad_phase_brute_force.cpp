@@ -79,7 +79,7 @@ TEST_CASE("brute_force: two floors (infinite in x and y) overlap each other") {
   CHECK(pairs_of(broad_phase) == std::vector<ProxyPair>{{0, 1}});
 }
 
-TEST_CASE("brute_force: insert and remove change the pair set; removed ids can be reused") {
+TEST_CASE("brute_force: insert and remove change the pair set, removed ids can be reused") {
   auto broad_phase = make_broad_phase({box({0, 0, 0}, {1, 1, 1}), box({5, 5, 5}, {6, 6, 6})});
   broad_phase.insert(7, box({0.5, 0.5, 0.5}, {0.6, 0.6, 0.6}));  // sparse id, overlaps 0
   CHECK(pairs_of(broad_phase) == std::vector<ProxyPair>{{0, 7}});

@@ -364,7 +364,7 @@ TEST_CASE("bilinear: layout, event names, and a zeroed memory is the loading lin
 
 TEST_CASE(
     "bilinear stronge: after a switch at δ_max the force is 0 / k₂(δ − δ_r) / k₁δ below δ_r, "
-    "between, above δ_max (k₂ = k₁/e², 1e-12 relative); events and modes follow") {
+    "between, above δ_max (k₂ = k₁/e², 1e-12 relative), events and modes follow") {
   const double k1 = 2e5;
   const double e = 0.6;
   const double k2 = k1 / (e * e);
@@ -525,7 +525,7 @@ TEST_CASE(
 TEST_CASE(
     "bilinear stronge: pushed back in after force_zero, the contact reloads along the unloading "
     "line, returns to k₁δ at δ_max (continuous), and its second maximum matches the energy "
-    "balance within 1e-6 relative; energy never created") {
+    "balance within 1e-6 relative, energy never created") {
   const double k1 = 1e5;
   const double mass = 2.0;
   const double e = 0.5;
@@ -575,7 +575,7 @@ TEST_CASE(
 
 TEST_CASE(
     "bilinear chatterjee: pushed back in after the switch, the contact stays on k₂δ (no second "
-    "switch) and swings to 2F/k₂ − δ_max within 1e-6 relative; energy never created") {
+    "switch) and swings to 2F/k₂ − δ_max within 1e-6 relative, energy never created") {
   const double k1 = 1e5;
   const double mass = 2.0;
   const double e = 0.5;

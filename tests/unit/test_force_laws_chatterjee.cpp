@@ -107,7 +107,7 @@ TEST_CASE(
 
 TEST_CASE(
     "linear (clamp_tension): Chatterjee's e = 1/(1 + 2.5β + 4β²) (Ullrich eq. 2.14) within 6 % "
-    "relative for beta in [0.01, 1.2]; worst error between 5 % and 6 % as the note found") {
+    "relative for beta in [0.01, 1.2], worst error between 5 % and 6 % as the note found") {
   double worst = 0.0;
   double worst_beta = 0.0;
   for (int i = 1; i <= 120; ++i) {

@@ -94,8 +94,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "engelson: a damping_s_per_m given to a restitution calibration is refused at construction; "
-    "no requirements; activation distance is T") {
+    "engelson: a damping_s_per_m given to a restitution calibration is refused at construction, "
+    "no requirements, activation distance is T") {
   CHECK_THROWS_AS(make_law({{"damping_s_per_m", 2.0}}), contactlab::InputError);
   CHECK_THROWS_WITH(
       make_law({{"damping_s_per_m", 2.0}}),
@@ -111,7 +111,7 @@ TEST_CASE(
 
 TEST_CASE(
     "engelson: f = (1 + k·ẋ)·K·m*·x within 1e-12 relative, clamped at 0 while separating fast, "
-    "potential ½·K·m*·x²; a non-finite m* throws naming it") {
+    "potential ½·K·m*·x², a non-finite m* throws naming it") {
   const EngelsonForceLaw law = make_law({{"k_from_restitution", std::string("given")},
                                          {"damping_s_per_m", 0.8},
                                          {"stiffness_per_mass_per_s2", 4e5}});
@@ -294,7 +294,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "engelson: on_birth stores k, ε and v₀ in LawMemory and normal_force uses the stored k; a "
+    "engelson: on_birth stores k, ε and v₀ in LawMemory and normal_force uses the stored k, a "
     "contact not yet born gets the same k computed on the fly (1e-12 relative)") {
   const EngelsonForceLaw law = make_law();
   ContactState state;

@@ -104,7 +104,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "hunt_crossley: requires R* and E* only when the stiffness comes from Hertz; a flat pair "
+    "hunt_crossley: requires R* and E* only when the stiffness comes from Hertz, a flat pair "
     "then throws SimulationError naming R*") {
   const HuntCrossleyForceLaw hertz = make_law();
   CHECK(hertz.requirements().effective_radius);
@@ -325,7 +325,7 @@ void check_model(const char* model, const Tolerance& tolerance, int sign) {
 
 TEST_CASE(
     "hunt_crossley, damping_model hunt_crossley (first order about e = 1): within 0.01 of e at "
-    "e = 0.9, overshoot ≤ (1−e)² at every e (+0.42 at e = 0.1); never creates energy; equals the "
+    "e = 0.9, overshoot ≤ (1−e)² at every e (+0.42 at e = 0.1), never creates energy, equals the "
     "closed form (1e-6)",
     "[restitution]") {
   check_model(
@@ -335,7 +335,7 @@ TEST_CASE(
 
 TEST_CASE(
     "hunt_crossley, damping_model lankarani_nikravesh (first order about e = 1): within 0.015 of "
-    "e at e = 0.9, overshoot ≤ 1.5·(1−e)² at every e (+0.57 at e = 0.1); never creates energy; "
+    "e at e = 0.9, overshoot ≤ 1.5·(1−e)² at every e (+0.57 at e = 0.1), never creates energy, "
     "equals the closed form (1e-6)",
     "[restitution]") {
   check_model(
@@ -345,7 +345,7 @@ TEST_CASE(
 
 TEST_CASE(
     "hunt_crossley, damping_model flores (claimed for the whole range): undershoots e by at most "
-    "0.05 for e ∈ [0.1, 0.9] and 0.012 for e ≥ 0.8; never creates energy; equals the closed form "
+    "0.05 for e ∈ [0.1, 0.9] and 0.012 for e ≥ 0.8, never creates energy, equals the closed form "
     "(1e-6)",
     "[restitution]") {
   check_model(
@@ -354,7 +354,7 @@ TEST_CASE(
 
 TEST_CASE(
     "hunt_crossley, damping_model gonthier: within 0.035 of e for e ∈ [0.1, 0.9] and 0.006 for "
-    "e ≤ 0.3 (undershoots near e = 1); never creates energy; equals the closed form (1e-6)",
+    "e ≤ 0.3 (undershoots near e = 1), never creates energy, equals the closed form (1e-6)",
     "[restitution]") {
   check_model(
       "gonthier", [](double e) { return e <= 0.3 ? 0.006 : 0.035; }, 0);

@@ -168,7 +168,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "restitution_impulse: resting_law hertz forwards resting_stiffness_scale; force and energy "
+    "restitution_impulse: resting_law hertz forwards resting_stiffness_scale, force and energy "
     "equal hertz's exactly") {
   const RestitutionImpulseLaw law =
       make_law({{"resting_law", std::string("hertz")}, {"resting_stiffness_scale", 0.25}});
@@ -188,7 +188,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "restitution_impulse: requirements are the resting law's plus impulsive (linear: none; "
+    "restitution_impulse: requirements are the resting law's plus impulsive (linear: none, "
     "hertz: R* and E*)") {
   const auto linear = make_law().requirements();
   CHECK(linear.impulsive);

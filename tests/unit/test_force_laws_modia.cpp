@@ -62,7 +62,7 @@ ImpactResult constant_damping_impact(double v0, double d, double k_red = 1.0) {
 
 TEST_CASE(
     "modia: schema declares stiffness_scale 0 < k_red ≤ 1 (1), cor_min (0.001), v_min_m_per_s "
-    "(0.01) and d_max_s_per_m (2000) as in Neumayr §7.1 and Modia3D; requires R_geo and E*") {
+    "(0.01) and d_max_s_per_m (2000) as in Neumayr §7.1 and Modia3D, requires R_geo and E*") {
   const ParameterSchema schema = ModiaForceLaw::schema();
   REQUIRE(schema.size() == 4);
   const auto& scale = spec_named(schema, "stiffness_scale");
@@ -214,7 +214,7 @@ TEST_CASE("modia: table of measured restitution (print only)", "[.table]") {
 }
 
 TEST_CASE(
-    "modia: with d_max inactive the impact equals Hertz with constant d = 8(1−cor)/(5·cor·v₀); "
+    "modia: with d_max inactive the impact equals Hertz with constant d = 8(1−cor)/(5·cor·v₀), "
     "with d_max = 0.5 s/m active it equals constant d = 0.5 and rebounds higher than cor (1e-9)") {
   const ModiaForceLaw uncapped = make_law();
   const ModiaForceLaw capped = make_law({{"d_max_s_per_m", 0.5}});

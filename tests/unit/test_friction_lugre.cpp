@@ -50,7 +50,7 @@ double x_unloading(double z, double x1, double z1, double mu_s, double sigma0) {
 
 TEST_CASE(
     "lugre: schema bristle_stiffness_per_m = 1e5 (> 0), bristle_damping_s_per_m = 200 (≥ 0), "
-    "viscous_N_s_per_m = 0, stribeck_velocity_m_per_s = 0.01 (> 0), exponent = 2; layout {3, 0}; "
+    "viscous_N_s_per_m = 0, stribeck_velocity_m_per_s = 0.01 (> 0), exponent = 2, layout {3, 0}, "
     "birth zeroes the bristles") {
   const auto by_name = friction_test::schema_by_name(LuGre::schema());
   REQUIRE(by_name.size() == 9);
@@ -75,7 +75,7 @@ TEST_CASE(
 
 TEST_CASE(
     "lugre: force −f_n·(σ₀·z + σ₁·ż) − σ₂·v and rate ż = v − σ₀|v|z/ĝ(|v|) at given states "
-    "(within 1e-12 relative); the normal part of z is ignored by the force and relaxed by the "
+    "(within 1e-12 relative), the normal part of z is ignored by the force and relaxed by the "
     "rate") {
   const double sigma0 = 2e4, sigma1 = 50.0, sigma2 = 0.7, v_s = 0.02, mu_s = 0.6, mu_k = 0.35;
   const LuGre law = make({{"bristle_stiffness_per_m", sigma0},
@@ -216,7 +216,7 @@ TEST_CASE(
 
 TEST_CASE(
     "lugre: block on an incline at tan θ = 0.7·μ_s comes to rest (|v| < 1e-12 m/s after 0.5 s) "
-    "with z = tan θ/σ₀ (within 1e-9 relative); at tan θ = 1.2·μ_s it slides with acceleration "
+    "with z = tan θ/σ₀ (within 1e-9 relative), at tan θ = 1.2·μ_s it slides with acceleration "
     "g·(sin θ − μ_k·cos θ) once |v| > 10·v_s (within 1e-9 relative)") {
   const double mu_s = 0.5, mu_k = 0.3, sigma0 = 1e4, v_s = 0.01;
   const LuGre law = make({{"bristle_stiffness_per_m", sigma0},
@@ -253,7 +253,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "lugre: a block pulled through a spring whose end moves at constant speed sticks and slips; "
+    "lugre: a block pulled through a spring whose end moves at constant speed sticks and slips, "
     "the spring force peaks at μ_s·f_n (within 3%), falls to about (2μ_k − μ_s)·f_n (within 5%), "
     "and the period matches the Coulomb estimate 2(μ_s − μ_k)f_n/(k·V) + π/ω (within 2%)") {
   const double mu_s = 0.5, mu_k = 0.3, sigma0 = 1e5, v_s = 1e-3;

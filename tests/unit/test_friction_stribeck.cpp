@@ -86,7 +86,7 @@ TEST_CASE(
 
 TEST_CASE(
     "stribeck: below v_min the dry part is regularised, −μ(|v|)·f_n·v/reg(|v|) (Neumayr eq. 7.4, "
-    "7.8; within 1e-12 relative), zero at zero slip; μ_s < μ_k throws") {
+    "7.8, within 1e-12 relative), zero at zero slip, μ_s < μ_k throws") {
   const double v_min = 0.01;
   const Stribeck law = make({{"v_min_m_per_s", v_min}, {"stribeck_velocity_m_per_s", 0.05}});
   const double mu_s = 0.5, mu_k = 0.3, f_n = 12.0;

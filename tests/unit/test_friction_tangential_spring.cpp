@@ -58,8 +58,8 @@ double root(F f, double lo, double hi) {
 }  // namespace
 
 TEST_CASE(
-    "tangential_spring: schema stiffness_N_per_m = 1e5 (> 0), damping_N_s_per_m = 100 (> 0); "
-    "layout {3, 2}; born sliding → slip, born at rest → stick, ξ = 0") {
+    "tangential_spring: schema stiffness_N_per_m = 1e5 (> 0), damping_N_s_per_m = 100 (> 0), "
+    "layout {3, 2}, born sliding → slip, born at rest → stick, ξ = 0") {
   const auto by_name = friction_test::schema_by_name(TangentialSpring::schema());
   REQUIRE(by_name.size() == 6);
   CHECK(std::get<double>(by_name.at("stiffness_N_per_m").default_value) == 1e5);
@@ -83,7 +83,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "tangential_spring: inside the cone the force is the trial −(k·ξ + c·v) and ξ̇ = v; outside "
+    "tangential_spring: inside the cone the force is the trial −(k·ξ + c·v) and ξ̇ = v, outside "
     "it lies on the cone, |f| = μ·f_n, and the rate satisfies f = −(k·ξ + c·ξ̇) (within 1e-12 "
     "relative)") {
   const double c = 50.0, mu_s = 0.5, mu_k = 0.3, f_n = 10.0;
@@ -169,7 +169,7 @@ TEST_CASE(
     "tangential_spring: block on an incline at tan θ = 1.2·μ_s — stick→slip at the closed-form "
     "time (within 1e-10 s), then |f| = μ_k·f_n on the cone (within 1e-12 relative) and "
     "acceleration "
-    "g·(sin θ − μ_k·cos θ) (within 1e-10 relative); the force drops by exactly (μ_s − μ_k)·f_n, "
+    "g·(sin θ − μ_k·cos θ) (within 1e-10 relative), the force drops by exactly (μ_s − μ_k)·f_n, "
     "and is continuous when μ_s = μ_k") {
   const TangentialSpring law = make(k, c_critical);
   for (double mu_k : {0.3, 0.5}) {

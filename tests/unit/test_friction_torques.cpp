@@ -104,7 +104,7 @@ TEST_CASE(
 
 TEST_CASE(
     "resistance torque, every law: below w_min it is regularised, −μ_r·R*·f_n·ω/reg(|ω|) "
-    "(Neumayr eq. 7.4, 7.10; within 1e-12 relative), 0 at ω = 0; off by default") {
+    "(Neumayr eq. 7.4, 7.10, within 1e-12 relative), 0 at ω = 0, off by default") {
   for (const NamedLaw& law : laws()) {
     CAPTURE(law.name);
     const auto friction = law.make({{"rolling_resistance", true}, {"w_min_rad_per_s", w_min}});
@@ -150,7 +150,7 @@ TEST_CASE(
 
 TEST_CASE(
     "resistance torque, every law: a flat pair (R* = ∞) with μ_r > 0 throws a SimulationError "
-    "naming the law and contact_radius_m; μ_r = 0 needs no radius") {
+    "naming the law and contact_radius_m, μ_r = 0 needs no radius") {
   for (const NamedLaw& law : laws()) {
     CAPTURE(law.name);
     const auto friction = law.make({{"rolling_resistance", true}});

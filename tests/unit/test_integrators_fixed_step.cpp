@@ -130,7 +130,7 @@ std::vector<double> expected_outputs(double t_start, double t_end, double interv
 
 TEST_CASE(
     "fixed-step: all three declare step_s (default 1e-4 s, > 0), locate_events (true) and "
-    "event_tolerance_s (1e-12 s); explicit, non-adaptive, restartable, locating events") {
+    "event_tolerance_s (1e-12 s), explicit, non-adaptive, restartable, locating events") {
   for (const ParameterSchema& schema :
        {ExplicitEuler::schema(), SemiImplicitEuler::schema(), RungeKutta4::schema()}) {
     REQUIRE(schema.size() == 3);
@@ -181,7 +181,7 @@ TEST_CASE(
 
 TEST_CASE(
     "fixed-step: step_completed returning restart ends integrate() as restart_requested at the "
-    "event; integrate() again from there continues on the absolute output grid") {
+    "event, integrate() again from there continues on the absolute output grid") {
   for (const char* name : {"explicit_euler", "semi_implicit_euler", "rk4"}) {
     DYNAMIC_SECTION(name) {
       Oscillator ode(1.0);

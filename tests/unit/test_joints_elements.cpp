@@ -260,7 +260,7 @@ TEST_CASE(
 
 TEST_CASE(
     "drive, ramp (Modelica Ramp): offset before the start, offset + height after start + "
-    "duration, slope height/duration between; derivatives within 1e-8 of central differences") {
+    "duration, slope height/duration between, derivatives within 1e-8 of central differences") {
   Overrides o;
   o["drive"] = std::string("ramp");
   o["drive_offset_m"] = -0.1;
@@ -281,7 +281,7 @@ TEST_CASE(
 
 TEST_CASE(
     "drive, linear table: passes through the rows, interpolates linearly (midpoints within "
-    "1e-15), holds the end values outside; derivatives within 1e-8 of central differences") {
+    "1e-15), holds the end values outside, derivatives within 1e-8 of central differences") {
   Overrides o;
   o["drive"] = std::string("table");
   o["drive_table"] = std::string("0 0; 0.5, 1\n1.5 -1 ;2 0.25");
@@ -349,7 +349,7 @@ TEST_CASE(
 
 TEST_CASE(
     "drive: a multi-coordinate joint is driven when every coordinate has a drive (planar: two "
-    "sines and a ramp), each coordinate following its own profile within 1e-15; undriven joints "
+    "sines and a ramp), each coordinate following its own profile within 1e-15, undriven joints "
     "report driven() false") {
   Overrides o;
   o["x_drive"] = std::string("sine");
@@ -371,8 +371,8 @@ TEST_CASE(
 
 TEST_CASE(
     "prismatic spring–mass(–damper) under gravity (unit level, RK4 through the Joint interface): "
-    "undamped x = x_eq + (x0 − x_eq)·cos(√(k/m)·t) (period 2π√(m/k)); damped "
-    "x_eq + e^(−γt)(A·cos ω_d t + B·sin ω_d t), ω_d = √(k/m − γ²), γ = c/2m; within 1e-9 m over "
+    "undamped x = x_eq + (x0 − x_eq)·cos(√(k/m)·t) (period 2π√(m/k)), damped "
+    "x_eq + e^(−γt)(A·cos ω_d t + B·sin ω_d t), ω_d = √(k/m − γ²), γ = c/2m, within 1e-9 m over "
     "5 s") {
   // Body origin at its COM on a vertical prismatic joint (axis z), mass m: the joint-space
   // equation is m·ẍ = Sᵀ·(m·g) + τ(x, ẋ) = −m·g − k·(x − x_rest) − c·ẋ.

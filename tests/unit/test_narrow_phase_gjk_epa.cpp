@@ -9,13 +9,11 @@
 // configurations.
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
-#include <new>
 #include <numbers>
 #include <random>
 #include <string>
@@ -28,56 +26,8 @@
 #include "gjk_epa_narrow_phase.hpp"
 #include "narrow_phase_test_support.hpp"
 #include "primitive_narrow_phase.hpp"
-
-// Allocation counter for the "query never allocates" test: the replaceable global allocation
-// functions count only while a query under test runs on this thread. Every non-aligned form is
-// replaced so that allocation and release always pair up (sanitizers check that they do).
-namespace {
-std::atomic<long> allocation_count{0};
-thread_local bool count_allocations = false;
-
-void* counted_allocation(std::size_t size) noexcept {
-  if (count_allocations) ++allocation_count;
-  return std::malloc(size == 0 ? 1 : size);
-}
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (void* p = counted_allocation(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  if (void* p = counted_allocation(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  return counted_allocation(size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  return counted_allocation(size);
-}
-// GCC cannot tell that these pair with the operator new above and warns of new/free mismatches.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-#pragma GCC diagnostic pop
+#include "support/allocation_counter.hpp"
+#include "support/work_figures.hpp"
 
 using contactlab::ContactGeometry;
 using contactlab::ContactManifold;
@@ -1191,7 +1141,8 @@ TEST_CASE("gjk_epa: warm start gives the cold-start answers within 1e-12 relativ
   }
 }
 
-TEST_CASE("gjk_epa: the iteration limit returns a finite best-so-far result and counts it") {
+TEST_CASE("gjk_epa: the iteration limit returns a finite best-so-far result and counts it",
+          "[budget]") {
   auto narrow_phase =
       make_narrow_phase({{"max_iterations", std::int64_t{4}}, {"tolerance", 1e-15}});
   const Shape ellipsoid = Shape::ellipsoid(Vec3(0.5, 0.3, 0.2));
@@ -1208,9 +1159,10 @@ TEST_CASE("gjk_epa: the iteration limit returns a finite best-so-far result and 
   const auto statistics = narrow_phase->statistics();
   CHECK(statistics.queries == 2);
   CHECK(statistics.iteration_limit_hits >= 1);
-  // At most one GJK, one EPA and two refining GJK runs of 4 iterations each.
-  CHECK(statistics.max_iterations_used <= 16);
   CHECK(statistics.total_iterations >= statistics.max_iterations_used);
+  // (budget: at most one GJK, one EPA and two refining GJK runs of 4 iterations each)
+  report_work_figure("gjk_epa.iteration_limit_4.max_iterations_used", "ellipsoids",
+                     static_cast<double>(statistics.max_iterations_used));
 
   auto default_phase = make_narrow_phase();
   run(*default_phase, Shape::sphere(1.0), Pose(), Shape::sphere(0.5), Pose());
@@ -1303,7 +1255,10 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("gjk_epa: a warm start at an unchanged pose repeats the polytope answer in fewer steps") {
+TEST_CASE(
+    "gjk_epa: a warm start at an unchanged pose repeats the penetrating polytope answer within "
+    "1e-12 m",
+    "[budget]") {
   // After EPA on polytope cores the cache keeps the contact face's support directions and the
   // direction opposite its normal: GJK encloses the origin at once and EPA starts next to the
   // answer.
@@ -1338,12 +1293,17 @@ TEST_CASE("gjk_epa: a warm start at an unchanged pose repeats the polytope answe
       CHECK((second.points[0].normal_W - first.points[0].normal_W).norm() <= 1e-9);
       CHECK(witness_error(second.points[0]) <= 1e-12);
     }
-    CHECK(warm_iterations < cold_iterations);
     CHECK(narrow_phase->statistics().iteration_limit_hits == 0);
+    report_work_figure("gjk_epa.warm_repeat_penetrating.warm_over_cold_iterations",
+                       std::string(shape_type_name(a.type)) + "-" + shape_type_name(b.type),
+                       static_cast<double>(warm_iterations) / static_cast<double>(cold_iterations));
   }
 }
 
-TEST_CASE("gjk_epa: vertex-pair warm starts on moving hulls and boxes give the cold answers") {
+TEST_CASE(
+    "gjk_epa: vertex-pair warm starts on moving hulls and boxes give the cold answers within "
+    "1e-12 m",
+    "[budget]") {
   // Between a hull and a hull or a box the cache keeps vertex pairs after EPA (the contact face, a
   // far point and seeds of the next polytope): points of M at any pose, so every answer stays the
   // cold one, in far fewer support iterations while the pose moves slowly. Separated poses in
@@ -1385,14 +1345,18 @@ TEST_CASE("gjk_epa: vertex-pair warm starts on moving hulls and boxes give the c
     // A cold start between these shapes seeds EPA too (the points of M next to its first
     // support), so the warm start's margin is smaller than the half it was against unseeded cold
     // starts: hull–hull 1,085 warm against 1,721 cold iterations, box–hull 1,404 against 1,587.
-    CHECK(warm_phase->statistics().total_iterations < cold_phase->statistics().total_iterations);
     CHECK(warm_phase->statistics().degenerate_cases == 0);
+    report_work_figure("gjk_epa.vertex_pair_moving.warm_over_cold_iterations",
+                       std::string(shape_type_name(a.type)) + "-" + shape_type_name(b.type),
+                       static_cast<double>(warm_phase->statistics().total_iterations) /
+                           static_cast<double>(cold_phase->statistics().total_iterations));
   }
 }
 
 TEST_CASE(
-    "gjk_epa: a separated warm start at an unchanged pose ends in one GJK step from the cached "
-    "closest pair within 1e-14 relative of the first answer") {
+    "gjk_epa: a separated warm start at an unchanged pose, from the cached closest pair, repeats "
+    "the first answer within 1e-14 relative",
+    "[budget]") {
   // One closest point of polytope cores: the cache keeps the pair of closest points, a point of
   // M at any pose; at the same pose M's support along −v is that point again and its plane
   // bounds the distance from below, so the second query ends in GJK's first iteration.
@@ -1400,6 +1364,7 @@ TEST_CASE(
   const Shape box_a = Shape::box(Vec3(0.5, 0.35, 0.25));
   const Shape box_b = Shape::box(Vec3(0.3, 0.2, 0.4));
   auto narrow_phase = make_narrow_phase();
+  std::int64_t most_repeat_iterations = 0;
   for (int i = 0; i < 100; ++i) {
     const Pose X_WA = make_pose(random_rotation(rng), random_unit(rng));
     const Pose X_WB = pose_at_gap(box_a, X_WA, box_b, random_rotation(rng), random_unit(rng), 0.1);
@@ -1410,18 +1375,22 @@ TEST_CASE(
     const std::int64_t before = narrow_phase->statistics().total_iterations;
     narrow_phase->query(box_a, X_WA, box_b, X_WB, cache, second);
     INFO("sample " << i);
-    CHECK(narrow_phase->statistics().total_iterations == before + 1);
+    most_repeat_iterations =
+        std::max(most_repeat_iterations, narrow_phase->statistics().total_iterations - before);
     CHECK(std::abs(first.points[0].distance_m - 0.1) <= 1e-12);
     // (B's point is cached in B's frame, so it comes back to rounding.)
     CHECK(std::abs(second.points[0].distance_m - first.points[0].distance_m) <=
           1e-14 * first.points[0].distance_m);
     CHECK((second.points[0].normal_W - first.points[0].normal_W).norm() <= 1e-12);
   }
+  report_work_figure("gjk_epa.separated_repeat.most_iterations", "box-box",
+                     static_cast<double>(most_repeat_iterations));
 }
 
 TEST_CASE(
     "gjk_epa: one-point warm certificates at still and slightly moved poses give the cold answers "
-    "within 1e-12 relative") {
+    "within 1e-12 relative",
+    "[budget]") {
   // A warm start whose first support certifies the distance is answered before the solver is set
   // up (query()); where it does not certify, GJK runs. Both must give the cold answer, for
   // polytope cores (the cache keeps the closest pair of points, and GJK's first iteration from
@@ -1478,15 +1447,14 @@ TEST_CASE(
       }
     }
   }
-  // Every polytope pair at its still pose ends in one step (3 pairs × 40 samples).
-  INFO("still polytope poses ended in one step: " << certified << " of 120");
-  CHECK(certified == 120);
-  // Moved polytope pairs end in one step (119 of 120 here).
-  INFO("moved polytope poses ended in one step: " << moved_certified << " of 120");
-  CHECK(moved_certified >= 108);
+  // How many polytope poses (3 pairs × 40 samples) ended in one step, still and moved.
+  report_work_figure("gjk_epa.one_point_certificate.still_in_one_step", "of 120",
+                     static_cast<double>(certified));
+  report_work_figure("gjk_epa.one_point_certificate.moved_in_one_step", "of 120",
+                     static_cast<double>(moved_certified));
 }
 
-TEST_CASE("gjk_epa: deep ellipsoid penetrations end within 1e-6 of the depth bound") {
+TEST_CASE("gjk_epa: deep ellipsoid penetrations end within 1e-6 of the depth bound", "[budget]") {
   // Deep penetrations of similar ellipsoids have a flat depth minimum over the normal: EPA's
   // faces wander across it and, at 1e-12 of the size, hit the iteration limit on a tenth of them,
   // ending on normals 0.02 rad off and depths 8e-5 too deep. EPA on curved cores now stops at
@@ -1510,7 +1478,9 @@ TEST_CASE("gjk_epa: deep ellipsoid penetrations end within 1e-6 of the depth bou
     worst_m = std::max(worst_m, s - g.distance_m);  // depth beyond its upper bound −s
   }
   CHECK(worst_m <= 1e-6);
-  CHECK(narrow_phase->statistics().iteration_limit_hits <= count / 10);
+  report_work_figure(
+      "gjk_epa.deep_ellipsoids.iteration_limit_hit_percent", "",
+      100.0 * static_cast<double>(narrow_phase->statistics().iteration_limit_hits) / count);
 }
 
 // Signed distance by brute force: the maximum over unit u of gap_along(u) (for overlapping
@@ -1658,19 +1628,18 @@ TEST_CASE("gjk_epa: query never allocates and non-finite poses neither crash nor
     poses.push_back(make_pose(random_rotation(rng), 0.8 * random_unit(rng)));
   NarrowPhaseCache cache;
   ContactManifold manifold;
-  allocation_count = 0;
+  long allocations = 0;
   for (const Shape& a : shapes) {
     for (const Shape& b : shapes) {
       if (a.type == ShapeType::half_space && b.type == ShapeType::half_space) continue;
       for (const Pose& X : poses) {
-        count_allocations = true;
-        narrow_phase->query(a, Pose(), b, X, cache, manifold);
-        count_allocations = false;
+        allocations += contactlab::testing::allocations_during(
+            [&] { narrow_phase->query(a, Pose(), b, X, cache, manifold); });
         CHECK(std::isfinite(manifold.points[0].distance_m));
       }
     }
   }
-  CHECK(allocation_count == 0);
+  if (contactlab::testing::allocation_counting_available()) CHECK(allocations == 0);
 
   Pose broken;
   broken.p = Vec3(std::numeric_limits<double>::quiet_NaN(), 0.0, 0.0);
@@ -1680,8 +1649,8 @@ TEST_CASE("gjk_epa: query never allocates and non-finite poses neither crash nor
 }
 
 TEST_CASE(
-    "gjk_epa: separated warm starts along moving paths give the cold answers within 1e-12 relative "
-    "in fewer steps") {
+    "gjk_epa: separated warm starts along moving paths give the cold answers within 1e-12 relative",
+    "[budget]") {
   // Each path swings both orientations and the contact normal by ±0.1 rad over 32 steps (at
   // most 0.02 rad per step), B placed at gap 0.1 along the normal at every step: the
   // benchmark's --moving poses. The cached direction is then a step old: polytope cores take
@@ -1731,20 +1700,24 @@ TEST_CASE(
     const double warm_mean = static_cast<double>(warm_iterations) / (20.0 * kSteps);
     const double cold_mean = static_cast<double>(cold_phase->statistics().total_iterations) /
                              static_cast<double>(cold_phase->statistics().queries);
-    INFO("pair " << p << " mean iterations warm " << warm_mean << " cold " << cold_mean);
+    const std::string pair = std::string(shape_type_name(a.type)) + "-" + shape_type_name(b.type);
     if (p == 1) {
       // Cylinder–box: the clamp certificate answers cold queries too, in 1.16 steps here.
-      CHECK(warm_mean <= cold_mean);
-      CHECK(cold_mean <= 1.3);
+      report_work_figure("gjk_epa.separated_moving.cylinder_box.warm_over_cold_iterations", pair,
+                         warm_mean / cold_mean);
+      report_work_figure("gjk_epa.separated_moving.cylinder_box.cold_mean_iterations", pair,
+                         cold_mean);
     } else if (a.type != ShapeType::box) {
-      CHECK(warm_mean < 0.75 * cold_mean);  // the other curved pairs
+      report_work_figure("gjk_epa.separated_moving.curved.warm_over_cold_iterations", pair,
+                         warm_mean / cold_mean);
     }
   }
 }
 
 TEST_CASE(
     "gjk_epa: a cylinder's cap over a corner and its rim over a face give the constructed distance "
-    "within 1e-12 relative in at most 8 iterations on average") {
+    "within 1e-12 relative",
+    "[budget]") {
   // Face contacts of a curved core, where the support function has a kink at the face's normal
   // (the whole cap or face is the support) and Newton steps on it overshoot: a random box's or
   // cylinder's lowest point placed 0.1 above a point inside the cap of an upright cylinder A,
@@ -1792,12 +1765,14 @@ TEST_CASE(
   }
   const auto& statistics = phase->statistics();
   CHECK(statistics.queries == queries);
-  CHECK(static_cast<double>(statistics.total_iterations) / queries <= 8.0);
+  report_work_figure("gjk_epa.cylinder_face.mean_iterations", "",
+                     static_cast<double>(statistics.total_iterations) / queries);
 }
 
 TEST_CASE(
     "gjk_epa: a cylinder's rim, cap or side against a box, hull, sphere or capsule gives the "
-    "constructed distance within 1e-10 relative in at most 2 iterations on average cold") {
+    "constructed distance within 1e-10 relative",
+    "[budget]") {
   // The clamp certificate on a cylinder core: the other core's point projected on the cylinder
   // (a disc times an interval) and M's support along their difference. A random cylinder A, and
   // the other shape's support point along −n placed 0.1 above a point of A with normal n: its
@@ -1854,9 +1829,8 @@ TEST_CASE(
   }
   const auto& statistics = phase->statistics();
   const double mean = static_cast<double>(statistics.total_iterations) / queries;
-  INFO("mean iterations " << mean);
   CHECK(statistics.queries == queries);
-  CHECK(mean <= 2.0);
+  report_work_figure("gjk_epa.cylinder_clamp.mean_iterations", "cold", mean);
 }
 
 // A resting-contact pose queried cold, then warm at the same pose with the cache the cold query
@@ -1898,7 +1872,8 @@ void check_cold_then_warm(GjkEpaNarrowPhase& cold, GjkEpaNarrowPhase& warm, cons
 
 TEST_CASE(
     "gjk_epa: a vertex over a box's face, edge or corner gives the constructed distance within "
-    "1e-12 relative in at most 2.7 iterations on average cold and 1 warm") {
+    "1e-12 relative, cold and warm",
+    "[budget]") {
   // Resting contact of polytopes: a box's face (or edge, or corner) under the lowest vertex of a
   // random box or hull, and the mirror (a hull's or a box's vertex over the box, which is then
   // B of the pair). The normal n is drawn from the normal cone of the box's feature (its face
@@ -1951,16 +1926,16 @@ TEST_CASE(
   CHECK(cold->statistics().queries + warm->statistics().queries == queries);
   const double cold_mean = static_cast<double>(cold->statistics().total_iterations) / (queries / 2);
   const double warm_mean = static_cast<double>(warm->statistics().total_iterations) / (queries / 2);
-  INFO("mean iterations cold " << cold_mean << " warm " << warm_mean);
   // 3.74 before the clamp certificate; 2.83 when it clamped into A only (box–box with the face
   // on B took GJK's path); 2.56 now that two boxes are clamped into A and B in turn.
-  CHECK(cold_mean <= 2.7);
-  CHECK(warm_mean <= 1.0);
+  report_work_figure("gjk_epa.vertex_over_box_feature.mean_iterations", "cold", cold_mean);
+  report_work_figure("gjk_epa.vertex_over_box_feature.warm_mean_iterations", "warm", warm_mean);
 }
 
 TEST_CASE(
     "gjk_epa: a hull's vertex over a hull's face gives the constructed distance within 1e-12 "
-    "relative, cold in at most 3.2 iterations on average and 1.01 warm") {
+    "relative, cold and warm",
+    "[budget]") {
   // Hulls resting on hulls: a random face of one hull (A's, or B's in the mirror case), a point
   // e inside its triangle (barycentric weights at least 0.05), and the other hull's support point
   // along −n, n the face's outward normal, placed at e + 0.1·n: the planes through e and that
@@ -2005,11 +1980,10 @@ TEST_CASE(
   CHECK(warm->statistics().queries == queries);
   const double mean = static_cast<double>(narrow_phase->statistics().total_iterations) / queries;
   const double warm_mean = static_cast<double>(warm->statistics().total_iterations) / queries;
-  INFO("mean iterations cold " << mean << " warm " << warm_mean);
-  CHECK(mean <= 3.2);
+  report_work_figure("gjk_epa.hull_vertex_over_hull_face.mean_iterations", "cold", mean);
   // (the face's corners cached as vertex pairs: GJK from that triangle, one support; 5.5 when the
   // answer was cached as one closest pair, whose A point is a corner, not the closest point)
-  CHECK(warm_mean <= 1.01);  // 1.003 measured
+  report_work_figure("gjk_epa.hull_vertex_over_hull_face.warm_mean_iterations", "warm", warm_mean);
 }
 
 namespace {
@@ -2061,7 +2035,8 @@ double separating_axis_depth(const contactlab::core::HullStorage& a, const Pose&
 
 TEST_CASE(
     "gjk_epa: a vertex pressed into a hull's or a box's face gives the separating-axis depth "
-    "within 1e-10 relative, cold in at most 4.0 iterations on average") {
+    "within 1e-10 relative, cold and warm",
+    "[budget]") {
   // A first contact of resting polytopes: the other shape's support point along −n, n the
   // outward normal of a random face of a hull or a box (A's, or B's in the mirror case), placed
   // at e − s·n for a point e inside the face (a triangle's barycentric weights at least 0.05, a
@@ -2153,15 +2128,14 @@ TEST_CASE(
   }
   CHECK(cold->statistics().queries == queries);
   const double cold_mean = static_cast<double>(cold->statistics().total_iterations) / queries;
-  const double warm_mean = static_cast<double>(warm->statistics().total_iterations) / queries;
-  INFO("mean iterations cold " << cold_mean << " warm " << warm_mean);
-  CHECK(cold_mean <= 4.0);
+  report_work_figure("gjk_epa.vertex_pressed_into_face.mean_iterations", "cold", cold_mean);
 }
 
 TEST_CASE(
     "gjk_epa: a box's corner or a hull's vertex pressed into a cylinder's cap gives the press "
-    "depth within 1e-10 relative in one iteration, and elsewhere on the cap the least overlap "
-    "of 200 sampled directions within 1e-12") {
+    "depth within 1e-10 relative, and elsewhere on the cap the least overlap of 200 sampled "
+    "directions within 1e-12",
+    "[budget]") {
   // A cylinder standing on a polytope's corner (or a corner on a cylinder's end): the other
   // shape's support point along −n, n a cap's outward normal, placed at e − s·n for a point e of
   // the cap within 0.98 of its radius, with the cylinder as A and as B, plain and smoothed; s is
@@ -2188,6 +2162,7 @@ TEST_CASE(
   auto warm = make_narrow_phase();
   int closed_form = 0;
   int near_rim = 0;
+  std::int64_t most_closed_form_iterations = 0;
   for (int c = 0; c < 8; ++c) {  // cylinder × other × (cylinder as A, as B)
     const Shape& cylinder = cylinders[c % 2];
     const Shape& other = others[(c / 2) % 2];
@@ -2234,7 +2209,8 @@ TEST_CASE(
         CHECK(witness_error(g) <= 1e-12);
         if (exact) {
           CHECK(std::abs(depth - s) <= 1e-10 * s);
-          CHECK(phase.statistics().total_iterations - before == 1);
+          most_closed_form_iterations =
+              std::max(most_closed_form_iterations, phase.statistics().total_iterations - before);
         }
         if (pass == 1) continue;
         double smallest = std::numeric_limits<double>::infinity();
@@ -2251,6 +2227,8 @@ TEST_CASE(
   INFO("closed-form poses " << closed_form << ", near the rim " << near_rim);
   CHECK(closed_form >= 600);  // both kinds of pose were drawn
   CHECK(near_rim >= 50);
+  report_work_figure("gjk_epa.cap_press.closed_form_most_iterations", "cold and warm",
+                     static_cast<double>(most_closed_form_iterations));
 }
 
 TEST_CASE(

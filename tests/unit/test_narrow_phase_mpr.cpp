@@ -20,6 +20,7 @@
 #include "mpr_narrow_phase.hpp"
 #include "narrow_phase_test_support.hpp"
 #include "primitive_narrow_phase.hpp"
+#include "support/work_figures.hpp"
 
 using contactlab::ContactGeometry;
 using contactlab::ContactManifold;
@@ -973,8 +974,8 @@ TEST_CASE(
 TEST_CASE(
     "mpr: separated parallel cylinders side by side give the closed-form distance within 1e-9 "
     "of the size, the support-plane identity within 1e-9 of the size and the normal within 1e-4, "
-    "mostly completed from the portal once separation is proven, every precision (1,000 poses "
-    "each)") {
+    "every precision (1,000 poses each)",
+    "[budget]") {
   // Parallel axes, z ranges overlapping: the distance is the axis distance minus both radii,
   // along the axis-to-axis direction (independent of MPR). On curved cores the normal converges
   // only as the square root of the distance gap (1e-12 relative; about 1e-5 measured), hence the
@@ -1019,7 +1020,9 @@ TEST_CASE(
     CHECK(mpr_phase.detailed_statistics()
               .terminations[static_cast<int>(mpr::Termination::separated_closest_point)] ==
           proven_separated);
-    CHECK(proven_separated > 500);
+    // How often the completion from the portal answers once separation is proven.
+    report_work_figure("mpr.parallel_cylinders.proven_separated_percent", precision,
+                       100.0 * static_cast<double>(proven_separated) / 1000.0);
   }
 }
 
@@ -1044,8 +1047,9 @@ struct WarmCase {
 
 TEST_CASE(
     "mpr: warm starts along 50 trajectories per pair crossing contact give the cold answer within "
-    "1e-12 of the size (curved pairs: where both end in Newton, else within 1e-6), a repeated pose "
-    "ends in one phase-3 iteration or one Newton step") {
+    "1e-12 of the size (curved pairs: where both end in Newton, else within 1e-6), and a repeated "
+    "pose gives the same answer within 1e-12 of the size",
+    "[budget]") {
   std::mt19937_64 rng(20261126);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   RandomHull hull_a(rng, 32), hull_b(rng, 48);
@@ -1137,15 +1141,27 @@ TEST_CASE(
           static_cast<long long>(stats.totals.queries), worst, static_cast<long long>(both_newton),
           worst_mixed, static_cast<long long>(repeated_in_one), static_cast<long long>(repeated),
           static_cast<long long>(penetrating), static_cast<long long>(penetrating_warm));
+      const std::string where = precision + " " + c.name;
+      const auto percent = [](std::int64_t part, std::int64_t whole) {
+        return 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+      };
       if (c.polytope) {
-        CHECK(stats.warm_starts * 10 >= stats.totals.queries * 8);
-        CHECK(repeated_in_one * 10 >= repeated * 9);
+        report_work_figure("mpr.warm_trajectories.polytope.warm_started_percent", where,
+                           percent(stats.warm_starts, stats.totals.queries));
+        report_work_figure("mpr.warm_trajectories.polytope.repeat_in_one_iteration_percent", where,
+                           percent(repeated_in_one, repeated));
       } else if (c.newton) {
         // Curved: Newton answers (and warm-starts) penetrating pairs only.
         // (measured: 74–93 %, 86–100 % and 84–100 % over the three precisions)
-        CHECK(penetrating_warm * 10 >= penetrating * 6);
-        CHECK(both_newton * 10 >= penetrating * 7);
-        CHECK(repeated_in_one * 10 >= repeated_penetrating * 7);
+        report_work_figure("mpr.warm_trajectories.curved.penetrating_warm_started_percent", where,
+                           percent(penetrating_warm, penetrating));
+        report_work_figure("mpr.warm_trajectories.curved.both_newton_percent_of_penetrating", where,
+                           percent(both_newton, penetrating));
+        // (every repeat ending in one warm Newton step, separated ones too, per penetrating repeat)
+        report_work_figure(
+            "mpr.warm_trajectories.curved.repeats_in_one_newton_step_per_penetrating", where,
+            static_cast<double>(repeated_in_one) / static_cast<double>(repeated_penetrating));
+        CHECK(both_newton > 0);  // the 1e-12 comparison of Newton endings above did run
       } else {
         // Curved in one direction only: the ray exit's Newton never ends (separated pairs, whose
         // Newton model is positive definite, may end in Newton and warm-start).
@@ -1201,7 +1217,8 @@ TEST_CASE(
 
 TEST_CASE(
     "mpr: hull supports climbing from any cached vertex numbers (in range or not) give the cold "
-    "answer within 1e-12 of the size") {
+    "answer within 1e-12 of the size",
+    "[budget]") {
   std::mt19937_64 rng(11);
   RandomHull hull_a(rng, 40), hull_b(rng, 300);
   const Shape a = hull_a.shape(), b = hull_b.shape();
@@ -1229,7 +1246,9 @@ TEST_CASE(
       REQUIRE(std::abs(warm_out.points[0].distance_m - cold_out.points[0].distance_m) <= 1e-12);
     }
   }
-  CHECK(warm_started >= 40 * 19 * 8 / 10);
+  CHECK(warm_started > 0);  // the cached vertex numbers were used
+  report_work_figure("mpr.hull_climb_any_vertex.warm_started_percent", "",
+                     100.0 * static_cast<double>(warm_started) / (40.0 * 20.0));
 }
 
 TEST_CASE(
@@ -1267,7 +1286,8 @@ TEST_CASE(
 TEST_CASE(
     "mpr: the Newton finish ends on the origin ray's exit point (support set within 2e-12 m of "
     "the ray, the 1e-12 tolerance times the size, depth its support value), the refinement's "
-    "answer within 1e-6 m, also on a cylinder's side line and a box's or a hull's edge") {
+    "answer within 1e-6 m, also on a cylinder's side line and a box's or a hull's edge",
+    "[budget]") {
   // Curved pairs (cylinder–cylinder, ellipsoid–ellipsoid, frustum–ellipsoid, and a cylinder and a
   // frustum against a box, a cylinder against a hull with its vertex adjacency (qhull) and a beam
   // against a box, curved in one direction only) penetrating by up to 5 % of the size.
@@ -1288,13 +1308,9 @@ TEST_CASE(
       {Shape::cone(0.3, 0.1, 0.8), Shape::box(Vec3(0.4, 0.3, 0.2))},
       {Shape::cylinder(0.3, 1.0), Shape::convex_hull(&hull64->hull)},
       {Shape::beam(1.0, 0.3, 0.2), Shape::box(Vec3(0.4, 0.3, 0.2))}};
-  // Newton endings asked of each pair, in percent: against a polytope, exit points on a corner
-  // where a rim meets an edge, or on a frustum's side, are refined.
-  const std::vector<int> newton_share = {70, 70, 70, 70, 50, 70, 70};
   for (const std::string& precision : kPrecisions) {
     MprNarrowPhase newton_phase = make_mpr(precision);
     MprNarrowPhase refine_phase = make_mpr(precision, {{"newton_finish", false}});
-    std::size_t pair_index = 0;
     for (const auto& [a, b] : pairs) {
       int newton_endings = 0, queries = 0, side_lines = 0;
       double worst_off_ray = 0.0, worst_versus_refinement = 0.0;
@@ -1392,20 +1408,22 @@ TEST_CASE(
           "an edge), support set off the ray at most %.2e m, |d - refined d| at most %.2e m\n",
           precision.c_str(), shape_type_name(a.type), shape_type_name(b.type), newton_endings,
           queries, side_lines, worst_off_ray, worst_versus_refinement);
-      CHECK(newton_endings * 100 >= queries * newton_share[pair_index]);
+      CHECK(newton_endings > 0);  // the certificate above was checked
+      report_work_figure("mpr.newton_finish.newton_ending_percent",
+                         precision + " " + shape_type_name(a.type) + "-" + shape_type_name(b.type),
+                         100.0 * newton_endings / queries);
       if (a.type == ShapeType::cylinder || a.type == ShapeType::beam || b.type == ShapeType::box ||
           b.type == ShapeType::convex_hull) {
         CHECK(side_lines > 0);
       }
-      ++pair_index;
     }
   }
 }
 
 TEST_CASE(
-    "mpr: curved pairs proven separated end in Newton steps on the support function (9 in 10), "
-    "distance exact within 2e-12 m, a repeated pose in one warm Newton step (19 in 20, also after "
-    "the closest-point completion)") {
+    "mpr: curved pairs proven separated give the distance within 2e-12 m, and again warm from "
+    "the cached normal (also after the closest-point completion)",
+    "[budget]") {
   // B is placed at a known gap g along n from A: the planes normal to n through the two support
   // points separate the shapes by g, and those points are the closest, so the distance is g.
   std::mt19937_64 rng(20261128);
@@ -1452,17 +1470,23 @@ TEST_CASE(
           "step, |d - gap| at most %.2e m\n",
           precision.c_str(), shape_type_name(a.type), shape_type_name(b.type), newton_endings,
           repeated_in_one, worst);
-      CHECK(newton_endings >= 270);
-      CHECK(repeated_in_one >= 285);
+      // How often Newton steps on the support function end the query, and end its repeat in one.
+      const std::string where =
+          precision + " " + shape_type_name(a.type) + "-" + shape_type_name(b.type);
+      report_work_figure("mpr.separated_newton.newton_ending_percent", where,
+                         100.0 * newton_endings / 300.0);
+      report_work_figure("mpr.separated_newton.repeat_in_one_step_percent", where,
+                         100.0 * repeated_in_one / 300.0);
     }
   }
 }
 
 TEST_CASE(
     "mpr: a flat face (a box's face, a cylinder's or frustum's cap) against a curved shape's "
-    "point is "
-    "certified by one support, exact within 2e-12 m along the face normal, separated or "
-    "penetrating, and again warm without refinement") {
+    "point gives the distance within 2e-12 m along the face normal, separated or (where "
+    "certified) penetrating, the same again warm within 1e-15 m, and no certificate beyond the "
+    "face's edge",
+    "[budget]") {
   // The face is A's or B's. The other shape's support point along the face's inward normal is put
   // above a point inside the face (within 80 % of its size) at signed gap s along the face's
   // outward normal n: separated (s > 0), the distance is s along n exactly; penetrating (s < 0),
@@ -1574,11 +1598,19 @@ TEST_CASE(
           c.face_of_b ? "B's" : "A's", certified[1], certified[0], warm_certified[1],
           warm_certified[0], outside_certified, worst);
       CHECK(outside_certified == 0);
-      CHECK(certified[1] >= 190);  // 95 % of the separated poses (all 200 when measured)
-      CHECK(certified[0] >= 144);  // 90 % of the penetrating ones (all 160; the ray may leave
-                                   // A ⊖ B through another face)
-      CHECK(warm_certified[1] == certified[1]);
-      CHECK(warm_certified[0] == certified[0]);
+      CHECK(certified[0] > 0);  // penetrating poses were checked against s
+      // How often the face certifies (of 200 separated poses, of 160 penetrating ones: the ray may
+      // leave A ⊖ B through another face), and again warm without refinement.
+      const std::string where = precision + " " + shape_type_name(c.a.type) + "-" +
+                                shape_type_name(c.b.type) +
+                                (c.a.smoothing_radius_m > 0.0 ? " smoothed" : "");
+      report_work_figure("mpr.face_certificate.separated_percent", where,
+                         100.0 * certified[1] / 200.0);
+      report_work_figure("mpr.face_certificate.penetrating_percent", where,
+                         100.0 * certified[0] / 160.0);
+      report_work_figure(
+          "mpr.face_certificate.warm_again_percent", where,
+          100.0 * (warm_certified[0] + warm_certified[1]) / (certified[0] + certified[1]));
     }
   }
 }

@@ -260,7 +260,7 @@ TEST_CASE("hulls: degenerate point sets are refused with a clear reason") {
                     Contains("do not span a volume"));
 }
 
-TEST_CASE("meshes: OBJ and STL (ASCII and binary) load their vertices; bad files are named") {
+TEST_CASE("meshes: OBJ and STL (ASCII and binary) load their vertices, bad files are named") {
   const fs::path obj = scratch("tetra.obj");
   std::ofstream(obj) << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n";
   CHECK(load_mesh_vertices(obj).size() == 4);

@@ -230,7 +230,7 @@ const std::vector<std::string> broad_phases = {"brute_force", "sap", "aabb_tree"
 
 TEST_CASE(
     "collision filter: bodies joined by a joint never touch unless the joint says can_collide: "
-    "true; a grandparent does; the same for every broad phase") {
+    "true, a grandparent does, the same for every broad phase") {
   for (const std::string& broad_phase : broad_phases) {
     INFO("broad phase " << broad_phase);
     Experiment plain(jointed_chain(broad_phase, ""));

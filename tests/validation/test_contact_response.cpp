@@ -160,7 +160,7 @@ TEST_CASE(
 
 TEST_CASE(
     "drop sweep: hunt_crossley's damping models and modia stay within their authors' accuracy "
-    "(flores and modia: undershoot ≤ 0.05, ≤ 0.02 for e ≥ 0.7; gonthier ±0.035; hunt_crossley "
+    "(flores and modia: undershoot ≤ 0.05, ≤ 0.02 for e ≥ 0.7, gonthier ±0.035, hunt_crossley "
     "and lankarani_nikravesh: within 0.01/0.015 at e = 0.9, overshoot ≤ (1−e)²/1.5(1−e)²)") {
   sweep("hunt_crossley flores", "{ type: hunt_crossley, params: { damping_model: flores } }", true,
         [](double e, double measured) {

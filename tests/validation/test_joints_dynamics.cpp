@@ -85,7 +85,7 @@ double measured_period(const std::string& yaml, int q_index = 0, int v_index = 1
 
 TEST_CASE(
     "revolute pendulum, rk4 h = 1e-3 s: small-oscillation period 2π√(I_O/(m·g·d)) within 1e-6 "
-    "relative (θ0 = 1e-3 rad); at θ0 = 1 rad the exact period 2π√(I_O/(m·g·d))/AGM(1, cos(θ0/2)) "
+    "relative (θ0 = 1e-3 rad), at θ0 = 1 rad the exact period 2π√(I_O/(m·g·d))/AGM(1, cos(θ0/2)) "
     "within 1e-6 relative") {
   // I_O = I_xx + m·d² about the pivot (parallel axes), d = 0.5 m, m = 2 kg.
   const double m = 2.0, d = 0.5, g = 9.81, I_O = 0.01 + m * d * d;
