@@ -110,7 +110,7 @@ TEST_CASE(
                          "at_s: 0.01 }]\n"
                       << "variants:\n  integrator.params.step_s: [1.0e-5, 2.0e-5]\n";
   const Result r =
-      run(cli + " compare " + file.string() + " --jobs 1 --output " + (dir / "out").string());
+      run(cli + " compare " + file.string() + " --jobs 1 --out " + (dir / "out").string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   // The probe is a default column of the table.
@@ -125,7 +125,7 @@ TEST_CASE(
       check_png_and_svg(dir / "out" / "plots" / (std::string("comparison_") + column));
   }
   const Result without = run("CONTACTLAB_PYTHON=/nonexistent/python3 " + cli + " compare " +
-                             file.string() + " --jobs 1 --output " + (dir / "out2").string());
+                             file.string() + " --jobs 1 --out " + (dir / "out2").string());
   INFO(without.output);
   CHECK(without.exit_code == 0);
   CHECK_THAT(without.output, Contains("warning: no plots"));
