@@ -437,8 +437,8 @@ TEST_CASE("compare: --jobs 1 and --jobs 2 write the same table (wall times aside
 }
 
 TEST_CASE(
-    "compare and merge take the output directory as --out or -o, as run does; the old --output "
-    "is refused naming --out (exit 2)") {
+    "compare and merge take the output directory as --out or -o as run does, and the old "
+    "--output is refused naming --out (exit 2)") {
   const fs::path dir = fresh_directory("spelling");
   const fs::path file = write_comparison(dir,
                                          "variants:\n"
