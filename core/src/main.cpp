@@ -2,10 +2,11 @@
 // child process of compare).
 //
 // Exit codes: 0 done; 2 bad input (file, YAML, schema, command line); 3 plugin load or ABI
-// refusal; 4 simulation failed (compare, merge: a variant failed; the table is written);
-// 130 interrupted (Ctrl-C or SIGTERM; the run directory is kept, marked incomplete); merge: 1 when
-// the merged table is incomplete (a shard missing or interrupted); plot: 5 when the plots could
-// not be made (no python with matplotlib, the script failed).
+// refusal, or a `library:` not trusted (registry.hpp); 4 simulation failed (compare, merge: a
+// variant failed; the table is written); 130 interrupted (Ctrl-C or SIGTERM; the run directory is
+// kept, marked incomplete); merge: 1 when the merged table is incomplete (a shard missing or
+// interrupted); plot: 5 when the plots could not be made (no python with matplotlib, the script
+// failed).
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
