@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job on a fresh Debian machine: install what is missing, build, run the default
-# experiment (configs/bouncing_ball.yaml) into runs/.
+# The main job on a fresh Debian machine: install what the CLI and the plugins need (only what is
+# missing), build them alone (no tests, no benchmarks: tools/test.sh builds those in the same
+# build/), run the default experiment (configs/bouncing_ball.yaml) into runs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/setup.sh build
+tools/setup.sh main build
 build/bin/contactlab run configs/bouncing_ball.yaml "$@"

@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
 # Installs the Debian packages contactlab needs (only those missing) and builds it into build/.
-# Usage: [CONTACTLAB_PEERS=1] tools/setup.sh [build-dir]   (default: build; CMAKE_BUILD_TYPE
-# defaults to Release; CONTACTLAB_PEERS=1 also installs the benchmark peers libccd, FCL, Bullet)
+# Usage: [CONTACTLAB_PEERS=1] tools/setup.sh main|test [build-dir]   (default build-dir: build;
+# CMAKE_BUILD_TYPE defaults to Release)
+#   main  the CLI and the plugins only (tools/main.sh): a newcomer's first run builds nothing else
+#   test  also the tests and benchmarks (tools/test.sh), and the packages they need: Catch2,
+#         Google Benchmark, matplotlib for the plot tests; CONTACTLAB_PEERS=1 adds the benchmark
+#         peers libccd, FCL, Bullet, MuJoCo
+# Both use one build folder in either order: `main` keeps the folder's test and benchmark options
+# as they are (off when it configures a fresh folder) and builds only its own targets; `test`
+# turns them on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_dir="${1:-build}"
+what="${1:-}"
+build_dir="${2:-build}"
+case "$what" in
+  main | test) ;;
+  *) echo "usage: tools/setup.sh main|test [build-dir]" >&2; exit 2 ;;
+esac
 
+# What the CLI and every plugin need (libsundials-dev and libsuitesparse-dev: the cvode/arkode
+# integrators and their KLU linear solver).
 packages=(
-  build-essential cmake g++ pkg-config
-  libboost-dev libeigen3-dev libyaml-cpp-dev catch2 libsundials-dev
-  libcli11-dev nlohmann-json3-dev libbenchmark-dev libqhull-dev libtinyobjloader-dev
-  python3 python3-matplotlib libsuitesparse-dev
+  build-essential cmake g++
+  libboost-dev libeigen3-dev libyaml-cpp-dev libsundials-dev libsuitesparse-dev
+  libcli11-dev nlohmann-json3-dev libqhull-dev libtinyobjloader-dev
 )
-# The peers the benchmarks compare against (tools/bench): optional, CONTACTLAB_PEERS=1 adds them.
-if [ "${CONTACTLAB_PEERS:-0}" = "1" ]; then
-  packages+=(libccd-dev libfcl-dev libbullet-dev libmujoco-dev)
+if [ "$what" = test ]; then
+  packages+=(catch2 libbenchmark-dev python3 python3-matplotlib pkg-config)
+  # The peers the benchmarks compare against (tools/bench): optional.
+  if [ "${CONTACTLAB_PEERS:-0}" = "1" ]; then
+    packages+=(libccd-dev libfcl-dev libbullet-dev libmujoco-dev)
+  fi
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -28,5 +44,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}"
-cmake --build "$build_dir" -j"$(nproc)"
+build_type=(-DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}")
+if [ "$what" = main ]; then
+  if [ -f "$build_dir/CMakeCache.txt" ]; then
+    cmake -S . -B "$build_dir" "${build_type[@]}"
+  else
+    cmake -S . -B "$build_dir" "${build_type[@]}" -DCONTACTLAB_BUILD_TESTS=OFF \
+      -DCONTACTLAB_BUILD_BENCHMARKS=OFF
+  fi
+  cmake --build "$build_dir" -j"$(nproc)" --target contactlab contactlab_plugins
+else
+  cmake -S . -B "$build_dir" "${build_type[@]}" -DCONTACTLAB_BUILD_TESTS=ON \
+    -DCONTACTLAB_BUILD_BENCHMARKS=ON
+  cmake --build "$build_dir" -j"$(nproc)"
+fi

@@ -103,11 +103,11 @@ void check_output_directory(const fs::path& directory) {
   std::error_code error;
   if (!fs::exists(directory, error)) return;
   if (!fs::is_directory(directory, error))
-    throw InputError("--output " + directory.string() + ": exists and is not a directory");
+    throw InputError("--out " + directory.string() + ": exists and is not a directory");
   if (!fs::is_empty(directory, error))
-    throw InputError("--output " + directory.string() +
+    throw InputError("--out " + directory.string() +
                      ": the directory exists and is not empty (a comparison never overwrites "
-                     "results; choose another --output or remove it)");
+                     "results; choose another --out or remove it)");
 }
 
 void make_directory(const fs::path& directory) {
@@ -317,6 +317,7 @@ std::string status_counts(const Table& table) {
 int run_comparison(const CompareOptions& options) {
   const ComparisonSpec spec = load_comparison(options.file, options.overrides);
   PluginRegistry registry;
+  for (const fs::path& library : options.trusted_libraries) registry.trust_library(library);
   const std::vector<std::string> errors = validate_variants(spec, registry);
   if (!errors.empty()) {
     for (const std::string& error : errors) std::cerr << "error: " << error << '\n';
@@ -428,6 +429,10 @@ int run_comparison(const CompareOptions& options) {
         arguments.push_back("--set");
         arguments.push_back(assignment);
       }
+      for (const fs::path& library : options.trusted_libraries) {
+        arguments.push_back("--trust-library");
+        arguments.push_back(library.string());
+      }
       {
         std::ofstream command(directory / "command.txt");
         for (std::size_t a = 0; a < arguments.size(); ++a)
@@ -535,7 +540,7 @@ int merge_comparisons(const std::vector<fs::path>& directories, fs::path output,
   for (const fs::path& directory : directories) {
     std::error_code error;
     if (fs::exists(output, error) && fs::equivalent(output, directory, error))
-      throw InputError("merge: --output must not be one of the shard directories");
+      throw InputError("merge: --out must not be one of the shard directories");
   }
   check_output_directory(output);
   make_directory(output);

@@ -2,10 +2,11 @@
 // child process of compare).
 //
 // Exit codes: 0 done; 2 bad input (file, YAML, schema, command line); 3 plugin load or ABI
-// refusal; 4 simulation failed (compare, merge: a variant failed; the table is written);
-// 130 interrupted (Ctrl-C or SIGTERM; the run directory is kept, marked incomplete); merge: 1 when
-// the merged table is incomplete (a shard missing or interrupted); plot: 5 when the plots could
-// not be made (no python with matplotlib, the script failed).
+// refusal, or a `library:` not trusted (registry.hpp); 4 simulation failed (compare, merge: a
+// variant failed; the table is written); 130 interrupted (Ctrl-C or SIGTERM; the run directory is
+// kept, marked incomplete); merge: 1 when the merged table is incomplete (a shard missing or
+// interrupted); plot: 5 when the plots could not be made (no python with matplotlib, the script
+// failed).
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
@@ -140,12 +141,19 @@ int list_plugins(bool as_json) {
   return exit_ok;
 }
 
+/// A registry that may also load the libraries trusted with --trust-library.
+void trust(PluginRegistry& registry, const std::vector<fs::path>& trusted_libraries) {
+  for (const fs::path& file : trusted_libraries) registry.trust_library(file);
+}
+
 void print_warnings(const Scene& scene) {
   for (const std::string& warning : scene.warnings) std::cerr << "warning: " << warning << '\n';
 }
 
-int validate(const fs::path& file, const std::vector<std::string>& overrides) {
+int validate(const fs::path& file, const std::vector<std::string>& overrides,
+             const std::vector<fs::path>& trusted_libraries) {
   PluginRegistry registry;
+  trust(registry, trusted_libraries);
   Scene scene = load_experiment(file, overrides, registry);
   print_warnings(scene);
   std::size_t moving = 0;
@@ -174,8 +182,9 @@ int plot(const fs::path& directory) {
 }
 
 int run(const fs::path& file, const std::vector<std::string>& overrides, const std::string& out_dir,
-        bool make_plot) {
+        bool make_plot, const std::vector<fs::path>& trusted_libraries) {
   PluginRegistry registry;
+  trust(registry, trusted_libraries);
   Scene scene = load_experiment(file, overrides, registry);
   print_warnings(scene);
   const fs::path directory =
@@ -202,7 +211,8 @@ int run(const fs::path& file, const std::vector<std::string>& overrides, const s
 /// One variant of a comparison, run by `contactlab compare` in a child process. The fingerprint
 /// (when given) guards against a comparison file edited while its comparison runs.
 int run_variant(const fs::path& file, const std::string& name, const std::string& fingerprint,
-                const std::vector<std::string>& overrides, const std::string& out_dir) {
+                const std::vector<std::string>& overrides, const std::string& out_dir,
+                const std::vector<fs::path>& trusted_libraries) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);  // a batch system's time limit: stop cleanly, as Ctrl-C
   const ComparisonSpec spec = load_comparison(file, overrides);
@@ -212,6 +222,7 @@ int run_variant(const fs::path& file, const std::string& name, const std::string
                      "list differs); run the comparison again");
   const Variant& variant = find_variant(spec, name);
   PluginRegistry registry;
+  trust(registry, trusted_libraries);
   Scene scene = build_scene(variant_configuration(spec, variant), file, registry);
   print_warnings(scene);
   const fs::path directory =
@@ -236,6 +247,17 @@ std::filesystem::path this_executable(const char* argv0) {
   return path;
 }
 
+/// A spelling a command no longer takes: refused (exit 2) with the one that replaced it.
+void retire_option(CLI::App* command, const std::string& old_name, const std::string& new_name) {
+  command
+      ->add_option_function<std::string>(
+          old_name,
+          [old_name, new_name](const std::string&) {
+            throw CLI::ValidationError(old_name + " is now " + new_name);
+          })
+      ->group("");  // not listed in --help
+}
+
 std::string joined_command_line(int argc, char** argv) {
   std::string text;
   for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
@@ -251,18 +273,31 @@ int main(int argc, char** argv) {
 
   std::string file, out_dir;
   std::vector<std::string> overrides;
+  std::vector<std::string> trusted_libraries;
   bool as_json = false;
+  // Shared meanings have one spelling in every command that takes them.
+  const char* const out_option = "--out,-o";
+  const char* const set_help = "override a key: dotted.path=value (repeatable)";
+  const char* const trust_option = "--trust-library";
+  const char* const trust_help =
+      "let `library:` load this plugin library from outside the plugin folders (repeatable; "
+      "loading a library runs its code)";
 
   auto* run_command = app.add_subcommand("run", "simulate an experiment into a run directory");
   run_command->add_option("file", file, "experiment YAML file")->required();
-  run_command->add_option("--out,-o", out_dir, "run directory (default runs/<name>-<time>)");
-  run_command->add_option("--set", overrides, "override a key: dotted.path=value (repeatable)");
+  run_command->add_option(out_option, out_dir, "run directory (default runs/<name>-<time>)");
+  retire_option(run_command, "--output", "--out");
+  run_command->add_option("--set", overrides, set_help);
+  run_command->add_option(trust_option, trusted_libraries, trust_help);
   bool make_plot = false;
   run_command->add_flag("--plot", make_plot, "make the run's plots afterwards (contactlab plot)");
 
   auto* validate_command = app.add_subcommand("validate", "check an experiment without running it");
   validate_command->add_option("file", file, "experiment YAML file")->required();
-  validate_command->add_option("--set", overrides, "override a key: dotted.path=value");
+  validate_command->add_option("--set", overrides, set_help);
+  validate_command->add_option(
+      trust_option, trusted_libraries,
+      std::string(trust_help) + "; validate loads and checks it as run would");
 
   auto* plugins_command = app.add_subcommand("plugins", "list installed plugins and parameters");
   plugins_command->add_flag("--json", as_json, "machine-readable output");
@@ -278,10 +313,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   compare_command->add_option("--shard", shard_text,
                               "run only the i-th of N slices of the variants (i/N, 1-based)");
-  compare_command->add_option("--output,-o", out_dir,
+  compare_command->add_option(out_option, out_dir,
                               "comparison directory (default runs/<name>-compare-<time>)");
-  compare_command->add_option("--set", overrides,
-                              "override a key of the file: dotted.path=value (repeatable)");
+  retire_option(compare_command, "--output", "--out");
+  compare_command->add_option("--set", overrides, set_help);
+  compare_command->add_option(trust_option, trusted_libraries,
+                              std::string(trust_help) + "; passed on to every variant");
   compare_command->add_flag("--dry-run", dry_run, "validate and list the variants, run nothing");
 
   std::vector<std::string> merge_directories;
@@ -289,8 +326,9 @@ int main(int argc, char** argv) {
       app.add_subcommand("merge", "combine the tables of a comparison's shards into one table");
   merge_command->add_option("directories", merge_directories, "the shards' comparison directories")
       ->required();
-  merge_command->add_option("--output,-o", out_dir,
+  merge_command->add_option(out_option, out_dir,
                             "merged comparison directory (default runs/<name>-merged-<time>)");
+  retire_option(merge_command, "--output", "--out");
 
   std::string plot_directory;
   auto* plot_command = app.add_subcommand(
@@ -304,8 +342,10 @@ int main(int argc, char** argv) {
   variant_command->add_option("file", file, "comparison YAML file")->required();
   variant_command->add_option("--variant", variant_name, "variant name")->required();
   variant_command->add_option("--fingerprint", fingerprint, "the comparison's variant-list hash");
-  variant_command->add_option("--out,-o", out_dir, "run directory");
+  variant_command->add_option(out_option, out_dir, "run directory");
   variant_command->add_option("--set", overrides, "the comparison's overrides");
+  variant_command->add_option(trust_option, trusted_libraries,
+                              "the comparison's trusted libraries");
 
   try {
     app.parse(argc, argv);
@@ -315,14 +355,18 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run_command) return run(file, overrides, out_dir, make_plot);
+    // Absolute: compare hands them to its children, and command.txt reruns a variant anywhere.
+    std::vector<fs::path> trusted;
+    for (const std::string& library : trusted_libraries) trusted.push_back(fs::absolute(library));
+    if (*run_command) return run(file, overrides, out_dir, make_plot, trusted);
     if (*plot_command) return plot(plot_directory);
-    if (*validate_command) return validate(file, overrides);
+    if (*validate_command) return validate(file, overrides, trusted);
     if (*plugins_command) return list_plugins(as_json);
     if (*compare_command) {
       CompareOptions options;
       options.file = file;
       options.overrides = overrides;
+      options.trusted_libraries = trusted;
       options.output = out_dir;
       options.jobs = jobs;
       options.shard = parse_shard(shard_text);
@@ -338,7 +382,8 @@ int main(int argc, char** argv) {
       std::vector<fs::path> directories(merge_directories.begin(), merge_directories.end());
       return merge_comparisons(directories, out_dir, joined_command_line(argc, argv));
     }
-    if (*variant_command) return run_variant(file, variant_name, fingerprint, overrides, out_dir);
+    if (*variant_command)
+      return run_variant(file, variant_name, fingerprint, overrides, out_dir, trusted);
   } catch (const contactlab::InputError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return exit_bad_input;

@@ -87,6 +87,28 @@ bool is_shared_library(const fs::path& file) {
   return file.extension() == ".so" || name.find(".so.") != std::string::npos;
 }
 
+/// The entries of a colon-separated list of paths in an environment variable (none if unset).
+std::vector<fs::path> environment_paths(const char* variable) {
+  std::vector<fs::path> paths;
+  if (const char* env = std::getenv(variable)) {
+    std::stringstream stream(env);
+    std::string entry;
+    while (std::getline(stream, entry, ':'))
+      if (!entry.empty()) paths.emplace_back(entry);
+  }
+  return paths;
+}
+
+/// Absolute, `..` removed and symbolic links resolved as far as the path exists: two spellings of
+/// one file compare equal, and a link out of a trusted folder is judged by where it points.
+fs::path resolved(const fs::path& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) return path.lexically_normal();
+  fs::path canonical = fs::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal() : canonical;
+}
+
 }  // namespace
 
 fs::path core_library_directory() {
@@ -94,7 +116,9 @@ fs::path core_library_directory() {
   return fs::path(boost::dll::this_line_location().string()).parent_path();
 }
 
-PluginRegistry::PluginRegistry() : PluginRegistry(default_search_directories()) {}
+PluginRegistry::PluginRegistry() : PluginRegistry(default_search_directories()) {
+  for (const fs::path& file : default_trusted_libraries()) trust_library(file);
+}
 
 PluginRegistry::PluginRegistry(std::vector<fs::path> search_directories)
     : directories_(std::move(search_directories)) {}
@@ -102,15 +126,46 @@ PluginRegistry::PluginRegistry(std::vector<fs::path> search_directories)
 PluginRegistry::~PluginRegistry() = default;
 
 std::vector<fs::path> PluginRegistry::default_search_directories() {
-  std::vector<fs::path> directories;
-  if (const char* env = std::getenv("CONTACTLAB_PLUGIN_PATH")) {
-    std::stringstream stream(env);
-    std::string entry;
-    while (std::getline(stream, entry, ':'))
-      if (!entry.empty()) directories.emplace_back(entry);
-  }
+  std::vector<fs::path> directories = environment_paths("CONTACTLAB_PLUGIN_PATH");
   directories.push_back(core_library_directory() / CONTACTLAB_PLUGIN_SUBDIR);
   return directories;
+}
+
+std::vector<fs::path> PluginRegistry::default_trusted_libraries() {
+  return environment_paths("CONTACTLAB_TRUSTED_LIBRARIES");
+}
+
+void PluginRegistry::trust_library(const fs::path& file) {
+  trusted_.push_back(resolved(file));
+}
+
+bool PluginRegistry::trusts(const fs::path& file) const {
+  const fs::path target = resolved(file);
+  if (std::find(trusted_.begin(), trusted_.end(), target) != trusted_.end()) return true;
+  // Directly in a search directory, not below it: exactly the files scan() loads anyway, so
+  // naming one runs no code the host would not run without the experiment. The folder is resolved
+  // as the system will open it (`plugins/link/../x.so` is beside link's target, not in plugins).
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(file, ec);
+  const fs::path name = absolute.filename();
+  if (ec || name.empty() || name == "." || name == "..") return false;
+  const fs::path folder = resolved(absolute.parent_path());
+  for (const fs::path& directory : directories_)
+    if (resolved(directory) == folder) return true;
+  return false;
+}
+
+std::string PluginRegistry::untrusted_library_message(const fs::path& file) const {
+  std::vector<std::string> folders;
+  for (const fs::path& directory : directories_) folders.push_back(resolved(directory).string());
+  const std::string path = resolved(file).string();
+  return "plugin library '" + path +
+         "' is not trusted, so it was not loaded (loading a library runs its code): `library:` "
+         "may name only a library in a plugin folder (" +
+         (folders.empty() ? std::string("none") : join(folders, ", ")) +
+         ") or one trusted explicitly. If you mean to run it, pass --trust-library " + path +
+         " (run, validate, compare), list it in CONTACTLAB_TRUSTED_LIBRARIES, or add its folder "
+         "to CONTACTLAB_PLUGIN_PATH";
 }
 
 std::vector<PluginInfo> PluginRegistry::load_library(const fs::path& file, int tier) {
@@ -246,7 +301,9 @@ const std::vector<LibraryProblem>& PluginRegistry::problems() {
 const PluginInfo* PluginRegistry::find(PluginKind kind, const std::string& name,
                                        const std::optional<fs::path>& explicit_library) {
   if (explicit_library) {
-    // An explicit library is loaded on demand and stays in this registry's list.
+    // An explicit library is loaded on demand and stays in this registry's list; never one the
+    // user did not trust (its constructors would run before any check could refuse it).
+    if (!trusts(*explicit_library)) throw PluginError(untrusted_library_message(*explicit_library));
     auto infos = load_library(*explicit_library, 0);
     for (auto& info : infos) {
       if (info.kind != kind || info.name != name) continue;

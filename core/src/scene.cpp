@@ -210,6 +210,11 @@ PluginChoice read_plugin_choice(ConfigNode& node, PluginKind kind, PluginRegistr
   if (ConfigNode* library = reader.optional("library")) {
     fs::path path = as_string(*library);
     if (path.is_relative()) path = base_directory / path;
+    // Refused before it is opened, at its key: the experiment's author does not choose what runs.
+    if (!registry.trusts(path))
+      throw PluginError(library->location().str() + ": " +
+                        registry.untrusted_library_message(path) + " (at " +
+                        library->display_path() + ")");
     choice.library = path;
   }
   const PluginInfo* info = registry.find(kind, choice.type, choice.library);

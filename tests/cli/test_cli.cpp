@@ -131,7 +131,7 @@ TEST_CASE(
       INFO(name << ": " << r.output);
       CHECK(r.exit_code == 0);
       const fs::path out = fresh_directory("short_" + entry.path().stem().string());
-      r = run("compare " + entry.path().string() + " --output " + out.string() +
+      r = run("compare " + entry.path().string() + " --out " + out.string() +
               " --set duration_s=0.001");
       CHECK(r.exit_code == 0);
       continue;
@@ -214,17 +214,19 @@ TEST_CASE("cli: a refused plugin library exits 3 naming the file") {
   const fs::path library = fixtures / "wrong_abi" / "fixture_wrong_abi.so";
   const Result r =
       run("validate " + (configs / "bouncing_ball.yaml").string() +
-          " --set 'contact.force_law={type: fixture_spring, library: " + library.string() + "}'");
+          " --set 'contact.force_law={type: fixture_spring, library: " + library.string() +
+          "}' --trust-library " + library.string());
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.output, Contains("fixture_wrong_abi.so"));
   CHECK_THAT(r.output, Contains("SDK ABI version 999"));
 }
 
-TEST_CASE("cli: an explicit library: path loads a plugin from outside the search path") {
+TEST_CASE("cli: an explicit library: path loads a plugin from outside the search path, trusted") {
   const fs::path library = fixtures / "good" / "fixture_good.so";
   const Result r =
       run("validate " + (configs / "bouncing_ball.yaml").string() +
-          " --set 'contact.force_law={type: fixture_spring, library: " + library.string() + "}'");
+          " --set 'contact.force_law={type: fixture_spring, library: " + library.string() +
+          "}' --trust-library " + library.string());
   INFO(r.output);
   CHECK(r.exit_code == 0);
 }

@@ -34,6 +34,9 @@ const fs::path configs = CONTACTLAB_CONFIGS_DIR;
 const fs::path throwing_fixture =
     fs::path(CONTACTLAB_FIXTURE_DIR) / "throwing_factory" / "fixture_throwing_factory.so";
 const fs::path aborting_fixture = CONTACTLAB_ABORTING_FIXTURE;
+/// The fixtures live outside the plugin folders: a comparison naming them must trust them.
+const std::string trust_fixtures = " --trust-library " + throwing_fixture.string() +
+                                   " --trust-library " + aborting_fixture.string();
 
 fs::path fresh_directory(const std::string& name) {
   return contactlab::testing::fresh_directory("contactlab_compare", name);
@@ -159,7 +162,8 @@ TEST_CASE(
       "  integrator.params.step_s: [1.0e-5, 2.0e-5]\n";
   const fs::path file = write_comparison(dir, laws);
   const fs::path out = dir / "out";
-  const Result r = run("compare " + file.string() + " --jobs 2 --output " + out.string());
+  const Result r =
+      run("compare " + file.string() + " --jobs 2 --out " + out.string() + trust_fixtures);
   INFO(r.output);
   CHECK(r.exit_code == 4);  // some variants failed; the table is written
 
@@ -248,7 +252,7 @@ TEST_CASE("compare: product multiplies the list lengths and zip pairs them (3 ×
                                            "  contact.force_law.type: [hertz, linear, engelson]\n"
                                            "  integrator.params.step_s: [1.0e-5, 2.0e-5]\n"
                                            "combine: zip\n");
-    const Result r = run("compare " + file.string() + " --output " + (dir / "out").string());
+    const Result r = run("compare " + file.string() + " --out " + (dir / "out").string());
     INFO(r.output);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Contains(file.string() + ":" + std::to_string(kExperimentLines + 3) +
@@ -278,7 +282,7 @@ TEST_CASE(
     const fs::path file = write_comparison(dir,
                                            "variants:\n"
                                            "  contact.forcelaw.type: [hertz, linear]\n");
-    const Result r = run("compare " + file.string() + " --output " + out.string());
+    const Result r = run("compare " + file.string() + " --out " + out.string());
     INFO(r.output);
     CHECK(r.exit_code == 2);
     // The created key is located at its path in variants: (line 22, the list at column 26).
@@ -295,7 +299,7 @@ TEST_CASE(
                                            "variants:\n"
                                            "  bodies.bal.initial.position_m:\n"
                                            "    - [0, 0, 0.06]\n");
-    const Result r = run("compare " + file.string() + " --output " + out.string());
+    const Result r = run("compare " + file.string() + " --out " + out.string());
     INFO(r.output);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Contains(file.string() + ":" + std::to_string(kExperimentLines + 2) +
@@ -307,7 +311,7 @@ TEST_CASE(
     const fs::path file = write_comparison(dir,
                                            "variants:\n"
                                            "  integrator.params.step_s: [1.0e-5, -1.0]\n");
-    const Result r = run("compare " + file.string() + " --output " + out.string());
+    const Result r = run("compare " + file.string() + " --out " + out.string());
     INFO(r.output);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output,
@@ -343,7 +347,7 @@ TEST_CASE(
                            "columns: [wall_time_s, steps, rhs_evaluations, events, "
                            "max_penetration_m, energy_drift_J, "
                            "plugins.force_law.name]\n");
-  const std::string base = "compare " + file.string() + " --jobs 2 --output ";
+  const std::string base = "compare " + file.string() + trust_fixtures + " --jobs 2 --out ";
   const Result whole = run(base + (dir / "whole").string());
   INFO(whole.output);
   REQUIRE(whole.exit_code == 4);  // the throwing variants fail
@@ -365,7 +369,7 @@ TEST_CASE(
   CHECK(nlohmann::json::parse(read_file(dir / "s2" / "comparison.json"))["shard"]["index"] == 2);
 
   const Result merged = run("merge " + (dir / "s2").string() + " " + (dir / "s1").string() +
-                            " --output " + (dir / "merged").string());
+                            " --out " + (dir / "merged").string());
   INFO(merged.output);
   CHECK(merged.exit_code == 4);  // complete, with failed variants
   const Csv expected = read_csv(dir / "whole" / "comparison.csv");
@@ -381,7 +385,7 @@ TEST_CASE(
 
   SECTION("a missing shard gives an incomplete table with its variants not run (exit 1)") {
     const Result partial =
-        run("merge " + (dir / "s1").string() + " --output " + (dir / "partial").string());
+        run("merge " + (dir / "s1").string() + " --out " + (dir / "partial").string());
     INFO(partial.output);
     CHECK(partial.exit_code == 1);
     const Csv csv = read_csv(dir / "partial" / "comparison.csv");
@@ -393,7 +397,7 @@ TEST_CASE(
   }
   SECTION("the same shard twice is refused") {
     const Result twice = run("merge " + (dir / "s1").string() + " " + (dir / "s1").string() +
-                             " --output " + (dir / "twice").string());
+                             " --out " + (dir / "twice").string());
     CHECK(twice.exit_code == 2);
     CHECK_THAT(twice.output, Contains("are both shard 1/2"));
   }
@@ -402,11 +406,10 @@ TEST_CASE(
     const fs::path other = write_comparison(other_dir,
                                             "variants:\n"
                                             "  contact.force_law.type: [hertz, linear]\n");
-    REQUIRE(
-        run("compare " + other.string() + " --shard 2/2 --output " + (other_dir / "s2").string())
-            .exit_code == 0);
+    REQUIRE(run("compare " + other.string() + " --shard 2/2 --out " + (other_dir / "s2").string())
+                .exit_code == 0);
     const Result mixed = run("merge " + (dir / "s1").string() + " " + (other_dir / "s2").string() +
-                             " --output " + (dir / "mixed").string());
+                             " --out " + (dir / "mixed").string());
     CHECK(mixed.exit_code == 2);
     CHECK_THAT(mixed.output, Contains("hold different comparisons"));
   }
@@ -418,12 +421,10 @@ TEST_CASE("compare: --jobs 1 and --jobs 2 write the same table (wall times aside
                                          "variants:\n"
                                          "  contact.force_law.type: [hertz, linear]\n"
                                          "  integrator.params.step_s: [1.0e-5, 2.0e-5]\n");
-  const Result one =
-      run("compare " + file.string() + " --jobs 1 --output " + (dir / "j1").string());
+  const Result one = run("compare " + file.string() + " --jobs 1 --out " + (dir / "j1").string());
   INFO(one.output);
   REQUIRE(one.exit_code == 0);
-  const Result two =
-      run("compare " + file.string() + " --jobs 2 --output " + (dir / "j2").string());
+  const Result two = run("compare " + file.string() + " --jobs 2 --out " + (dir / "j2").string());
   INFO(two.output);
   REQUIRE(two.exit_code == 0);
   const Csv a = read_csv(dir / "j1" / "comparison.csv");
@@ -435,7 +436,43 @@ TEST_CASE("compare: --jobs 1 and --jobs 2 write the same table (wall times aside
   CHECK(count_lines_starting(one.output, "[") == 8);
 }
 
-TEST_CASE("compare: bad --shard, --jobs and --output values exit 2 naming the problem") {
+TEST_CASE(
+    "compare and merge take the output directory as --out or -o as run does, and the old "
+    "--output is refused naming --out (exit 2)") {
+  const fs::path dir = fresh_directory("spelling");
+  const fs::path file = write_comparison(dir,
+                                         "variants:\n"
+                                         "  contact.force_law.type: [hertz]\n");
+  Result r = run("compare " + file.string() + " -o " + (dir / "short").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::exists(dir / "short" / "comparison.csv"));
+  r = run("merge " + (dir / "short").string() + " -o " + (dir / "merged").string());
+  CHECK(r.exit_code == 0);
+  CHECK(fs::exists(dir / "merged" / "comparison.csv"));
+  r = run("merge " + (dir / "short").string() + " --out " + (dir / "merged_long").string());
+  CHECK(r.exit_code == 0);
+  CHECK(fs::exists(dir / "merged_long" / "comparison.csv"));
+
+  for (const std::string& command :
+       {"compare " + file.string(), "merge " + (dir / "short").string(),
+        "run " + (configs / "bouncing_ball.yaml").string()}) {
+    for (const std::string& old :
+         {" --output " + (dir / "old").string(), " --output=" + (dir / "old").string()}) {
+      INFO(command + old);
+      r = run(command + old);
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.output, Contains("--output is now --out"));
+      CHECK_FALSE(fs::exists(dir / "old"));
+    }
+  }
+  for (const char* command : {"run", "compare", "merge"}) {
+    INFO(command);
+    CHECK_THAT(run(std::string(command) + " --help").output, Contains("-o,--out"));
+  }
+}
+
+TEST_CASE("compare: bad --shard, --jobs and --out values exit 2 naming the problem") {
   const fs::path dir = fresh_directory("options");
   const fs::path file = write_comparison(dir,
                                          "variants:\n"
@@ -449,7 +486,7 @@ TEST_CASE("compare: bad --shard, --jobs and --output values exit 2 naming the pr
   CHECK(run("compare " + file.string() + " --dry-run --jobs 0").exit_code == 2);
   fs::create_directories(dir / "full");
   std::ofstream(dir / "full" / "something.txt") << "x\n";
-  const Result r = run("compare " + file.string() + " --output " + (dir / "full").string());
+  const Result r = run("compare " + file.string() + " --out " + (dir / "full").string());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Contains("not empty"));
 }
@@ -465,7 +502,7 @@ TEST_CASE(
                                          "1000");
   const fs::path out = dir / "out";
   const std::string command = "timeout -s INT --preserve-status 3 " + cli + " compare " +
-                              file.string() + " --jobs 2 --output " + out.string() +
+                              file.string() + " --jobs 2 --out " + out.string() +
                               " >/dev/null 2>&1";
   const int status = std::system(command.c_str());
   REQUIRE(WIFEXITED(status));
@@ -491,7 +528,7 @@ TEST_CASE(
                                          "variants:\n"
                                          "  contact.force_law.type: [hertz, linear]\n");
   const Result first = run("compare " + file.string() + " --shard 1/2 --set duration_s=0.002" +
-                           " --output " + (dir / "s1").string());
+                           " --out " + (dir / "s1").string());
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
   const Csv csv = read_csv(dir / "s1" / "comparison.csv");
@@ -499,11 +536,11 @@ TEST_CASE(
   CHECK(csv.cell(0, "time_reached_s") == "0.002");
   CHECK_THAT(read_file(dir / "s1" / "hertz" / "command.txt"), Contains("--set duration_s=0.002"));
   const Result second =
-      run("compare " + file.string() + " --shard 2/2 --output " + (dir / "s2").string());
+      run("compare " + file.string() + " --shard 2/2 --out " + (dir / "s2").string());
   REQUIRE(second.exit_code == 0);
   CHECK(read_csv(dir / "s2" / "comparison.csv").cell(0, "time_reached_s") == "0.01");
   const Result merged = run("merge " + (dir / "s1").string() + " " + (dir / "s2").string() +
-                            " --output " + (dir / "merged").string());
+                            " --out " + (dir / "merged").string());
   CHECK(merged.exit_code == 2);
   CHECK_THAT(merged.output, Contains("hold different comparisons"));
 }
@@ -518,7 +555,7 @@ TEST_CASE(
 columns: [trajectory_difference_m, steps]
 )");
   const fs::path whole = directory / "whole";
-  Result r = run("compare " + file.string() + " --jobs 2 --output " + whole.string());
+  Result r = run("compare " + file.string() + " --jobs 2 --out " + whole.string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   const Csv table = read_csv(whole / "comparison.csv");
@@ -531,10 +568,10 @@ columns: [trajectory_difference_m, steps]
   // Shard 2/2 alone holds only the second variant, which is its own reference; merged, the
   // first variant is the reference again.
   const fs::path one = directory / "one", two = directory / "two", merged = directory / "merged";
-  REQUIRE(run("compare " + file.string() + " --shard 1/2 --output " + one.string()).exit_code == 0);
-  REQUIRE(run("compare " + file.string() + " --shard 2/2 --output " + two.string()).exit_code == 0);
+  REQUIRE(run("compare " + file.string() + " --shard 1/2 --out " + one.string()).exit_code == 0);
+  REQUIRE(run("compare " + file.string() + " --shard 2/2 --out " + two.string()).exit_code == 0);
   CHECK(std::stod(read_csv(two / "comparison.csv").cell(0, "trajectory_difference_m")) == 0.0);
-  r = run("merge " + one.string() + " " + two.string() + " --output " + merged.string());
+  r = run("merge " + one.string() + " " + two.string() + " --out " + merged.string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(untimed_rows(read_csv(merged / "comparison.csv")) == untimed_rows(table));

@@ -117,7 +117,7 @@ TEST_CASE("plot: compare draws one bar chart per numeric column after its table"
   const fs::path dir = fresh_directory("compare");
   const fs::path file = two_variant_comparison(dir);
   const Result r =
-      run(cli + " compare " + file.string() + " --jobs 1 --output " + (dir / "out").string());
+      run(cli + " compare " + file.string() + " --jobs 1 --out " + (dir / "out").string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   if (no_matplotlib(r)) CONTACTLAB_SKIP("no python with matplotlib here (" << r.output << ")");
@@ -131,7 +131,7 @@ TEST_CASE(
   const fs::path dir = fresh_directory("compare_without_python");
   const fs::path file = two_variant_comparison(dir);
   const Result without = run("CONTACTLAB_PYTHON=/nonexistent/python3 " + cli + " compare " +
-                             file.string() + " --jobs 1 --output " + (dir / "out").string());
+                             file.string() + " --jobs 1 --out " + (dir / "out").string());
   INFO(without.output);
   CHECK(without.exit_code == 0);
   CHECK_THAT(without.output, Contains("warning: no plots"));

@@ -1,4 +1,6 @@
 // The plugin loader against deliberately good and broken fixture libraries.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -29,6 +31,14 @@ std::string refusal(const fs::path& library) {
   }
   FAIL("the library was not refused: " << library);
   return "";
+}
+
+/// A fresh path under the temporary directory, unique to this process.
+fs::path scratch(const std::string& name) {
+  const fs::path path =
+      fs::temp_directory_path() / ("contactlab_loader_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(path);
+  return path;
 }
 
 }  // namespace
@@ -195,4 +205,73 @@ TEST_CASE("loader: the built-in plugins are found beside the core library with n
     CHECK(registry.find(kind, name) != nullptr);
   }
   CHECK(registry.problems().empty());
+}
+
+TEST_CASE(
+    "loader: an explicit library outside the search directories is refused unopened (its "
+    "constructor never runs) until the user trusts it") {
+  const fs::path marker = scratch("marker");
+  ::setenv("CONTACTLAB_FIXTURE_MARKER", marker.c_str(), 1);
+  const fs::path library = fixture("marker", "fixture_marker");
+  PluginRegistry registry(std::vector<fs::path>{fixtures / "good"});
+  CHECK_FALSE(registry.trusts(library));
+  try {
+    registry.find(PluginKind::force_law, "fixture_marker", library);
+    FAIL("an untrusted library was loaded");
+  } catch (const PluginError& e) {
+    CHECK_THAT(e.what(), Contains("'" + fs::canonical(library).string() + "' is not trusted"));
+    CHECK_THAT(e.what(), Contains("--trust-library " + fs::canonical(library).string()));
+    CHECK_THAT(e.what(), Contains("CONTACTLAB_TRUSTED_LIBRARIES"));
+    CHECK_THAT(e.what(), Contains((fixtures / "good").string()));  // the trusted folders
+  }
+  CHECK_FALSE(fs::exists(marker));
+
+  registry.trust_library(library);
+  CHECK(registry.trusts(library));
+  CHECK(registry.find(PluginKind::force_law, "fixture_marker", library) != nullptr);
+  CHECK(fs::exists(marker));  // the constructor ran: the trace works
+  ::unsetenv("CONTACTLAB_FIXTURE_MARKER");
+  fs::remove(marker);
+}
+
+TEST_CASE(
+    "loader: a library is trusted directly in a search directory (as the scan loads it), not "
+    "below it, beside a link's target or by another spelling of an untrusted file") {
+  const fs::path root = scratch("trust");
+  fs::create_directories(root / "plugins" / "sub");
+  fs::create_directories(root / "elsewhere");
+  fs::copy_file(fixture("good", "fixture_good"), root / "elsewhere" / "a.so");
+  fs::create_directory_symlink(root / "elsewhere", root / "plugins" / "link");
+  fs::create_symlink(root / "elsewhere" / "a.so", root / "plugins" / "linked.so");
+  PluginRegistry registry(std::vector<fs::path>{root / "plugins"});
+  CHECK(registry.trusts(root / "plugins" / "a.so"));
+  CHECK(registry.trusts(root / "plugins" / "sub" / ".." / "a.so"));
+  CHECK(registry.trusts(root / "plugins" / "linked.so"));  // scan() loads it too
+  CHECK_FALSE(registry.trusts(root / "plugins" / "sub" / "a.so"));
+  CHECK_FALSE(registry.trusts(root / "elsewhere" / "a.so"));
+  CHECK_FALSE(registry.trusts(root / "plugins" / ".." / "elsewhere" / "a.so"));
+  CHECK_FALSE(registry.trusts(root / "plugins" / "link" / "a.so"));
+  // The system resolves link/.. beside link's target: root/a.so, outside the plugin folder.
+  CHECK_FALSE(registry.trusts(root / "plugins" / "link" / ".." / "a.so"));
+  CHECK_FALSE(registry.trusts(root / "plugins"));
+  CHECK_FALSE(registry.trusts(root / "plugins" / ".."));
+
+  registry.trust_library(root / "elsewhere" / "a.so");
+  CHECK(registry.trusts(root / "elsewhere" / "a.so"));
+  CHECK(registry.trusts(root / "plugins" / "link" / "a.so"));  // the same file
+  CHECK_FALSE(registry.trusts(root / "elsewhere" / "b.so"));
+  fs::remove_all(root);
+}
+
+TEST_CASE("loader: CONTACTLAB_TRUSTED_LIBRARIES lists the libraries the default registry trusts") {
+  const fs::path library = fixture("marker", "fixture_marker");
+  ::setenv("CONTACTLAB_TRUSTED_LIBRARIES", ("/tmp/one.so::" + library.string()).c_str(), 1);
+  const auto trusted = PluginRegistry::default_trusted_libraries();
+  PluginRegistry registry;
+  ::unsetenv("CONTACTLAB_TRUSTED_LIBRARIES");
+  REQUIRE(trusted.size() == 2);
+  CHECK(trusted[0] == "/tmp/one.so");
+  CHECK(trusted[1] == library);
+  CHECK(registry.trusts(library));
+  CHECK_FALSE(PluginRegistry().trusts(library));
 }

@@ -18,7 +18,8 @@ targets=(contactlab contactlab_plugins narrow_phase_answers)
 out=/tmp/contactlab-answers
 base_dump=$out/base-${base:0:12}
 mkdir -p "$out"
-build() { cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+# Benchmarks on: a build folder configured by tools/main.sh has them off (narrow_phase_answers).
+build() { cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCONTACTLAB_BUILD_BENCHMARKS=ON >/dev/null &&
           cmake --build "$2" -j"$(nproc)" --target "${targets[@]}" >/dev/null; }
 # The base's answers are made once (in a worktree under /tmp) and kept.
 if [ ! -f "$base_dump.txt.gz" ] || [ ! -d "$base_dump-scenes/answers" ]; then

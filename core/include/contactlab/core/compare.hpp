@@ -104,8 +104,9 @@ const Variant& find_variant(const ComparisonSpec& spec, const std::string& name)
 struct CompareOptions {
   std::filesystem::path file;
   std::vector<std::string> overrides;  ///< --set dotted.path=value, before the variants apply
-  std::filesystem::path output;        ///< empty: runs/<name>-compare-<time> (or -shard<i>of<N>-)
-  int jobs = 0;                        ///< <= 0: the number of hardware threads
+  std::vector<std::filesystem::path> trusted_libraries;  ///< --trust-library, passed to children
+  std::filesystem::path output;  ///< empty: runs/<name>-compare-<time> (or -shard<i>of<N>-)
+  int jobs = 0;                  ///< <= 0: the number of hardware threads
   Shard shard;
   bool dry_run = false;                     ///< validate and list the variants, run nothing
   std::filesystem::path executable;         ///< the contactlab binary the children run

@@ -5,6 +5,13 @@
 // experiment; each directory of CONTACTLAB_PLUGIN_PATH (colon-separated); the plugin folder next
 // to the core library (<dir of libcontactlab_core>/contactlab/plugins), which is both the build
 // tree's lib/contactlab/plugins and an install prefix's lib/contactlab/plugins.
+//
+// Trust: loading a library runs its code (static constructors run inside dlopen, before any
+// descriptor check), so an experiment file must not choose what runs. The search directories are
+// trusted (the scan loads every library in them anyway); an explicit `library:` is loaded only if
+// it lies directly in one of them or was trusted by the user (trust_library: the CLI's
+// --trust-library, or CONTACTLAB_TRUSTED_LIBRARIES). load_library() itself checks no trust: it
+// is for programs whose user names the file on their own command line (the conformance suites).
 #pragma once
 
 #include <deque>
@@ -43,8 +50,9 @@ struct LibraryProblem {
 
 class PluginRegistry {
  public:
-  /// Uses default_search_directories().
+  /// Uses default_search_directories() and trusts default_trusted_libraries().
   PluginRegistry();
+  /// Trusts no library beyond those in `search_directories` until trust_library() is called.
   explicit PluginRegistry(std::vector<std::filesystem::path> search_directories);
   ~PluginRegistry();
   PluginRegistry(const PluginRegistry&) = delete;
@@ -53,6 +61,16 @@ class PluginRegistry {
   /// CONTACTLAB_PLUGIN_PATH entries, then the folder beside the core library.
   static std::vector<std::filesystem::path> default_search_directories();
   const std::vector<std::filesystem::path>& search_directories() const { return directories_; }
+
+  /// CONTACTLAB_TRUSTED_LIBRARIES entries (colon-separated library files).
+  static std::vector<std::filesystem::path> default_trusted_libraries();
+  /// Lets an explicit `library:` load `file` (compared after resolving symbolic links).
+  void trust_library(const std::filesystem::path& file);
+  /// Whether an explicit `library:` may load `file`: it lies directly in a search directory, or it
+  /// was trusted with trust_library().
+  bool trusts(const std::filesystem::path& file) const;
+  /// Why `file` is not loaded and how to trust it (for an untrusted `library:`).
+  std::string untrusted_library_message(const std::filesystem::path& file) const;
 
   /// Loads one library and checks its descriptor; throws PluginError naming the file and every
   /// reason for refusal. Libraries are pinned until the registry and all objects made from them
@@ -67,7 +85,8 @@ class PluginRegistry {
 
   /// The plugin `name` of `kind`. With `explicit_library`, only that file is considered. Throws
   /// PluginError when two libraries of the same tier both provide the name, or when the explicit
-  /// library is refused; returns nullptr when the name is unknown (see unknown_plugin_message).
+  /// library is untrusted (it is then not loaded) or refused; returns nullptr when the name is
+  /// unknown (see unknown_plugin_message).
   const PluginInfo* find(PluginKind kind, const std::string& name,
                          const std::optional<std::filesystem::path>& explicit_library = {});
   /// "unknown force_law 'hertzz' (did you mean 'hertz'?); known force_law plugins: hertz, linear"
@@ -92,6 +111,7 @@ class PluginRegistry {
   void* create_raw(const PluginInfo& info, const ParameterValues& params);
 
   std::vector<std::filesystem::path> directories_;
+  std::vector<std::filesystem::path> trusted_;  // resolved (weakly canonical) library files
   bool scanned_ = false;
   std::deque<PluginInfo> plugins_;  // deque: find() hands out stable pointers
   std::vector<LibraryProblem> problems_;
