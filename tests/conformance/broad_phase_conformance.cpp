@@ -11,7 +11,7 @@
 // choice parameter and the other value of each boolean parameter (finite domains, so all of them
 // are covered); real and integer parameters stay at their defaults.
 //
-// Usage: contactlab-conformance-broad-phase [--expect-failures] [LIBRARY.so ...] (see
+// Usage: contactlab-conformance-broad-phase [options] [LIBRARY.so ...] (see
 // conformance_support.hpp); fixtures/mutant_broad_phases.cpp holds the defects it must catch.
 #include <algorithm>
 #include <array>

@@ -27,7 +27,7 @@
 // determinism (the README promises same input, same bits); the hot hooks' freedom from allocation
 // (DESIGN.md: no allocation in hot calls).
 //
-// Usage: contactlab-conformance-force-law [--expect-failures] [LIBRARY.so ...] (see
+// Usage: contactlab-conformance-force-law [options] [LIBRARY.so ...] (see
 // conformance_support.hpp); fixtures/mutant_force_laws.cpp holds the defects it must catch.
 #include <algorithm>
 #include <cmath>

@@ -25,7 +25,7 @@
 // memoryless laws everywhere and for every law in steady sliding (bristle and spring laws may
 // exceed it in transients); determinism; the hot hooks' freedom from allocation.
 //
-// Usage: contactlab-conformance-friction [--expect-failures] [LIBRARY.so ...] (see
+// Usage: contactlab-conformance-friction [options] [LIBRARY.so ...] (see
 // conformance_support.hpp); fixtures/mutant_friction_laws.cpp holds the defects it must catch.
 #include <algorithm>
 #include <cmath>

@@ -25,7 +25,7 @@
 // (the README promises same input, same bits). Integrators needing the MechanicsView are skipped
 // (the SDK has no such view yet).
 //
-// Usage: contactlab-conformance-integrator [--expect-failures] [LIBRARY.so ...] (see
+// Usage: contactlab-conformance-integrator [options] [LIBRARY.so ...] (see
 // conformance_support.hpp); fixtures/mutant_integrators.cpp holds the defects it must catch.
 #include <algorithm>
 #include <cmath>

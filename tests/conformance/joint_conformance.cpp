@@ -29,7 +29,7 @@
 // (DESIGN.md: no allocation in hot calls); determinism (the README promises same input, same
 // bits).
 //
-// Usage: contactlab-conformance-joint [--expect-failures] [LIBRARY.so ...] (see
+// Usage: contactlab-conformance-joint [options] [LIBRARY.so ...] (see
 // conformance_support.hpp); fixtures/mutant_joints.cpp holds the defects it must catch.
 #include <Eigen/Dense>
 #include <algorithm>

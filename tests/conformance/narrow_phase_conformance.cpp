@@ -13,32 +13,38 @@
 // overlapping, and along closed paths for the warm starts. Two half-spaces are never a pair
 // (they sit on fixed bodies, which never meet); a half-space as B is posed as A and swapped.
 //
-// The contract, and the tolerances (every shape is about 1 m across):
+// The contract, and the tolerances (every shape is about 1 m across); the checks marked (each)
+// run twice, on the separated poses and on the overlapping ones, as the contract of a distance
+// and that of a penetration, so that a plugin known to fail one is still held to the other:
 //   - supports(a, b) == supports(b, a) for all 81 ordered type pairs, and some pair is declared;
-//   - every declared pair is answered: 1 to 4 finite manifold points, the deepest first;
-//   - unit normals (|‖n‖ − 1| ≤ 1e-12) and witnesses with p_b − p_a = d·n (1e-9 m) at every
-//     manifold point;
-//   - separated poses: d = s (1e-7 m) and n = the construction's n (1e-3 rad, the distance is
+//   - every declared pair is answered: 1 to 4 finite manifold points, the deepest first, unit
+//     normals (|‖n‖ − 1| ≤ 1e-12) and witnesses with p_b − p_a = d·n (1e-9 m) at every point;
+//   - separated: d = s (1e-7 m) and n = the construction's n (1e-3 rad: the distance is
 //     stationary in n, so an algorithm that converged in distance may lag in n);
-//   - overlapping poses: d ≥ s − 1e-7 m, a penetration no deeper than a translation known to
-//     separate the pair (the depth is the shortest separating translation);
-//   - the deepest point's witnesses lie on the supporting planes of A and B along ±n, i.e. d is
-//     the separation of A and B along n (1e-7 m; a half-space's witness on its plane);
-//   - swapping A and B gives the same distance (1e-7 m), the negated normal (1e-3 rad) and the
-//     witnesses swapped (1e-4 m);
-//   - translating B by −d·n makes the pair touch: |d| ≤ 1e-6 m after the move;
-//   - warm answer = cold answer: the pose asked again from the cache its first query left, and
-//     along closed paths of poses one cache a path, within the tolerances of the swap (a warm
-//     start may end elsewhere within the algorithm's tolerance);
+//   - overlapping: d ≥ s − 1e-7 m, no deeper than a translation known to separate the pair (the
+//     depth is the shortest separating translation);
+//   - (each) the deepest witnesses lie on the boundaries: p_a in A's supporting plane along n and
+//     p_b in B's along −n (1e-7 m; a half-space's on its plane), so that d is the separation of A
+//     and B along n, and each on its shape, not outside it (1e-6 m; the distance outside is
+//     computed per ShapeType, a lower bound for the ellipsoid and the hull);
+//   - (each) swapping A and B gives the same distance (1e-7 m), the negated normal (1e-3 rad) and
+//     witnesses on the boundaries (which makes them the swapped ones wherever they are unique);
+//   - (each) translating B by −d·n makes the pair touch: |d| ≤ 1e-6 m after the move;
+//   - (each) warm answer = cold answer: the pose asked again from the cache its first query left,
+//     and along closed paths of poses, one cache a path: the distance and normal within the
+//     tolerances of the swap (a warm start may end elsewhere within the algorithm's tolerance),
+//     the witnesses on the boundaries;
 //   - no heap allocation per query, cold or warm (after one warm-up pass over the poses);
-//   - deterministic: a pose asked twice cold, on two instances, gives the same bits.
+//   - deterministic: a pose asked twice cold, and on another instance, gives the same bits.
 // Where the documentation is silent the suite chose: the tolerances above; that the contract
 // holds for every manifold point (contact.hpp states it for ContactGeometry, which each point
-// is); that depth means the shortest separating translation; determinism (the README promises
-// same input, same bits); and the half-space exclusion.
+// is); that depth means the shortest separating translation; that swapped and warm answers are
+// compared in what is unique about them (d and n), their witnesses held to the contract;
+// determinism (the README promises same input, same bits); and the half-space exclusion.
 //
-// Usage: contactlab-conformance-narrow-phase [--expect-failures] [LIBRARY.so ...] (see
-// conformance_support.hpp); fixtures/mutant_narrow_phases.cpp holds the defects it must catch.
+// Usage: contactlab-conformance-narrow-phase [options] [LIBRARY.so ...] (see
+// conformance_support.hpp; --quick asks a third of the poses); fixtures/mutant_narrow_phases.cpp
+// holds the defects it must catch.
 #include <algorithm>
 #include <array>
 #include <cmath>
