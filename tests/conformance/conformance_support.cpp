@@ -2,7 +2,9 @@
 #include "conformance_support.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 
 // The test suite's malloc counter: this is the one translation unit of each suite that includes
 // it (it defines malloc & co.), and the functions below are the suites' only use of it.
@@ -50,19 +52,79 @@ long end_counting_allocations() {
   return testing::allocations;
 }
 
-std::vector<Variant> parameter_variants(const ParameterSchema& schema) {
-  std::vector<Variant> variants = {{"default parameters", ParameterValues::defaults(schema)}};
-  for (const ParameterSpec& spec : schema) {
-    if (spec.type == ParameterType::choice) {
+namespace {
+
+/// `text` as a value of `spec`'s type, within its range.
+ParameterValue parse_setting(const ParameterSpec& spec, const std::string& text) {
+  const std::string what = "--set " + spec.name + "=" + text + ": ";
+  auto in_range = [&](double value) {
+    const bool above = spec.minimum_exclusive ? value > spec.minimum : value >= spec.minimum;
+    const bool below = spec.maximum_exclusive ? value < spec.maximum : value <= spec.maximum;
+    if (!(above && below))
+      throw std::invalid_argument(what + "outside the range " +
+                                  (spec.minimum_exclusive ? "(" : "[") + number(spec.minimum) +
+                                  ", " + number(spec.maximum) +
+                                  (spec.maximum_exclusive ? ")" : "]") + " of " + spec.name);
+  };
+  switch (spec.type) {
+    case ParameterType::real: {
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') throw std::invalid_argument(what + "not a number");
+      in_range(value);
+      return value;
+    }
+    case ParameterType::integer: {
+      char* end = nullptr;
+      const long long value = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0') throw std::invalid_argument(what + "not an integer");
+      in_range(static_cast<double>(value));
+      return static_cast<std::int64_t>(value);
+    }
+    case ParameterType::boolean:
+      if (text == "true") return true;
+      if (text == "false") return false;
+      throw std::invalid_argument(what + "not true or false");
+    case ParameterType::choice: {
+      std::string known;
       for (const std::string& choice : spec.choices) {
-        if (choice == std::get<std::string>(spec.default_value)) continue;
-        variants.push_back(
-            {spec.name + ": " + choice, ParameterValues::defaults(schema, {{spec.name, choice}})});
+        if (choice == text) return text;
+        known += (known.empty() ? "" : ", ") + choice;
       }
+      throw std::invalid_argument(what + "not one of " + known);
+    }
+    default:
+      return text;
+  }
+}
+
+}  // namespace
+
+std::vector<Variant> parameter_variants(const ParameterSchema& schema,
+                                        std::vector<Setting>& settings) {
+  std::map<std::string, ParameterValue> set;
+  for (Setting& setting : settings) {
+    for (const ParameterSpec& spec : schema) {
+      if (spec.name != setting.name) continue;
+      set[spec.name] = parse_setting(spec, setting.value);
+      setting.used = true;
+    }
+  }
+  const std::string label = set.empty() ? "default parameters" : "default and set parameters";
+  std::vector<Variant> variants = {{label, ParameterValues::defaults(schema, set)}};
+  auto vary = [&](const ParameterSpec& spec, ParameterValue value, const std::string& text) {
+    std::map<std::string, ParameterValue> with = set;
+    with[spec.name] = std::move(value);
+    variants.push_back({spec.name + ": " + text, ParameterValues::defaults(schema, with)});
+  };
+  for (const ParameterSpec& spec : schema) {
+    if (set.count(spec.name)) continue;
+    if (spec.type == ParameterType::choice) {
+      for (const std::string& choice : spec.choices)
+        if (choice != std::get<std::string>(spec.default_value)) vary(spec, choice, choice);
     } else if (spec.type == ParameterType::boolean) {
       const bool flipped = !std::get<bool>(spec.default_value);
-      variants.push_back({spec.name + ": " + (flipped ? "true" : "false"),
-                          ParameterValues::defaults(schema, {{spec.name, flipped}})});
+      vary(spec, flipped, flipped ? "true" : "false");
     }
   }
   return variants;
@@ -84,6 +146,11 @@ bool parse_options(int argc, char** argv, Options& options) {
     const std::size_t colon = i + 1 < argc ? std::string(argv[i + 1]).find(':') : std::string::npos;
     if (argument == "--expect-failures") {
       options.expect_failures = true;
+    } else if (argument == "--set" && i + 1 < argc &&
+               std::string(argv[i + 1]).find('=') != std::string::npos) {
+      const std::string value = argv[++i];
+      const std::size_t equals = value.find('=');
+      options.settings.push_back({value.substr(0, equals), value.substr(equals + 1)});
     } else if (argument == "--quick") {
       options.quick = quick_run = true;
     } else if (argument == "--known-failure" && colon != std::string::npos) {
@@ -91,8 +158,8 @@ bool parse_options(int argc, char** argv, Options& options) {
       options.known_failures.push_back({value.substr(0, colon), value.substr(colon + 1)});
     } else if (argument.starts_with("-")) {
       std::fprintf(stderr,
-                   "usage: %s [--quick] [--expect-failures] [--known-failure PLUGIN:CHECK ...] "
-                   "[LIBRARY.so ...]\n",
+                   "usage: %s [--quick] [--set NAME=VALUE ...] [--known-failure PLUGIN:CHECK ...] "
+                   "[--expect-failures] [LIBRARY.so ...]\n",
                    argv[0]);
       return false;
     } else {
@@ -190,6 +257,12 @@ void Report::end_variant() {
 int Report::finish() const {
   const char* kind = plugin_kind_name(kind_);
   int stale = 0;
+  for (const Setting& setting : options_.settings) {
+    if (setting.used) continue;
+    std::printf("FAIL  --set %s=%s: no %s plugin checked declares %s\n", setting.name.c_str(),
+                setting.value.c_str(), kind, setting.name.c_str());
+    ++stale;
+  }
   for (const KnownFailure& known : options_.known_failures) {
     if (known.seen) continue;
     std::printf(
@@ -204,9 +277,9 @@ int Report::finish() const {
     return uncaught_ == 0 ? 0 : 1;
   }
   std::printf("%s: %s\n", kind,
-              failed_ > 0  ? "some checks failed"
-              : known_ > 0 ? "every check passed but the known failures"
-                           : "every plugin conforms");
+              failed_ + stale > 0 ? "some checks failed"
+              : known_ > 0        ? "every check passed but the known failures"
+                                  : "every plugin conforms");
   return failed_ == 0 && stale == 0 ? 0 : 1;
 }
 

@@ -4,7 +4,8 @@
 // and the allocation counter. Each suite (<kind>_conformance.cpp) only states its checks.
 //
 // Usage of every suite:
-//   <program> [--quick] [--expect-failures] [--known-failure PLUGIN:CHECK ...] [LIBRARY.so ...]
+//   <program> [--quick] [--set NAME=VALUE ...] [--known-failure PLUGIN:CHECK ...]
+//             [--expect-failures] [LIBRARY.so ...]
 //   LIBRARY.so        check every plugin of the suite's kind in these libraries (a third party's
 //                     own plugin, built anywhere); without any, every plugin of that kind the
 //                     registry finds in its search directories (CONTACTLAB_PLUGIN_PATH, then the
@@ -12,6 +13,9 @@
 //   --known-failure   the check CHECK (its id, printed in brackets) of the plugin PLUGIN is known
 //                     to fail: its failure is reported as known and does not fail the run, but the
 //                     run fails if it passes in every parameter variant (the list must stay true)
+//   --set             parameter NAME of every plugin that declares it is VALUE (as YAML would give
+//                     it: 2.5, 3, true, a choice) instead of its default, in every variant (a
+//                     choice or boolean set so is not varied); a NAME no plugin declares fails
 //   --quick           fewer cases (a suite's own choice, e.g. a third of the narrow-phase poses),
 //   for
 //                     plugins too slow for the full set
@@ -65,10 +69,18 @@ struct Variant {
   ParameterValues params;
 };
 
-/// The defaults, then each other value of every choice parameter and the other value of every
-/// boolean parameter, one at a time (finite domains, so all of them are covered). Real and integer
-/// parameters stay at their defaults.
-std::vector<Variant> parameter_variants(const ParameterSchema& schema);
+/// A --set NAME=VALUE of the command line.
+struct Setting {
+  std::string name, value;
+  bool used = false;  ///< some plugin declares it
+};
+
+/// The defaults (with the settings a plugin declares applied), then each other value of every
+/// choice parameter and the other value of every boolean parameter, one at a time (finite
+/// domains, so all of them are covered), but those set. Real and integer parameters stay at their
+/// defaults or settings. Throws std::invalid_argument for a setting that is not a valid value.
+std::vector<Variant> parameter_variants(const ParameterSchema& schema,
+                                        std::vector<Setting>& settings);
 
 /// Makes a fresh instance of the plugin under test with the variant's parameters.
 template <class Interface>
@@ -94,6 +106,7 @@ struct Options {
   bool quick = false;
   bool expect_failures = false;
   std::vector<KnownFailure> known_failures;
+  std::vector<Setting> settings;
   std::vector<std::filesystem::path> libraries;
 };
 
@@ -147,7 +160,13 @@ int run_suite(int argc, char** argv, const std::vector<Check<Interface>>& checks
   if (!detail::find_plugins(registry, kind, options, plugins)) return 1;
   detail::Report report(kind, options);
   for (const core::PluginInfo& info : plugins) {
-    const std::vector<Variant> variants = parameter_variants(info.schema);
+    std::vector<Variant> variants;
+    try {
+      variants = parameter_variants(info.schema, options.settings);
+    } catch (const std::invalid_argument& e) {
+      std::printf("FAIL %s: %s\n", info.name.c_str(), e.what());
+      return 2;
+    }
     for (std::size_t v = 0; v < variants.size(); ++v) {
       const Variant& variant = variants[v];
       report.begin_variant(info, variant);
