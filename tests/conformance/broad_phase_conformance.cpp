@@ -11,19 +11,14 @@
 // choice parameter and the other value of each boolean parameter (finite domains, so all of them
 // are covered); real and integer parameters stay at their defaults.
 //
-// Usage: broad_phase_conformance [--expect-failures] [LIBRARY.so ...]
-//   LIBRARY.so        test every broad phase of these libraries; without any, every broad phase
-//                     the registry finds in its search directories
-//   --expect-failures succeed only when every broad phase fails some scenario: the self-test of
-//                     the checks against fixtures/mutant_broad_phases.cpp
-// Exit status 0 when every check passed (or, with --expect-failures, every broad phase was caught).
+// Usage: contactlab-conformance-broad-phase [options] [LIBRARY.so ...] (see
+// conformance_support.hpp); fixtures/mutant_broad_phases.cpp holds the defects it must catch.
 #include <algorithm>
 #include <array>
-#include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <limits>
 #include <numbers>
@@ -33,12 +28,11 @@
 #include <vector>
 
 #include "brute_force_broad_phase.hpp"
-#include "contactlab/core/registry.hpp"
+#include "conformance_support.hpp"
 
 namespace {
 
 using namespace contactlab;
-namespace fs = std::filesystem;
 using Rng = std::mt19937_64;
 
 constexpr double inf = std::numeric_limits<double>::infinity();
@@ -114,10 +108,7 @@ Mover random_mover(Rng& rng, double lo, double hi, double min_size, double max_s
 // The harness applies every change to the broad phase under test and to the reference, and
 // compares their pair sets on each update.
 
-/// A failed check; the message says what differed.
-struct Failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using conformance::Failure;
 
 class Harness {
  public:
@@ -751,147 +742,29 @@ const std::vector<Scenario>& scenarios() {
   return all;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Plugins and their parameter variants.
-
-struct Variant {
-  std::string label;
-  ParameterValues params;
-};
-
-/// Defaults, then each other value of every choice parameter and the other value of every
-/// boolean parameter, one at a time.
-std::vector<Variant> parameter_variants(const ParameterSchema& schema) {
-  std::vector<Variant> variants = {{"default parameters", ParameterValues::defaults(schema)}};
-  for (const ParameterSpec& spec : schema) {
-    if (spec.type == ParameterType::choice) {
-      for (const std::string& choice : spec.choices) {
-        if (choice == std::get<std::string>(spec.default_value)) continue;
-        variants.push_back(
-            {spec.name + ": " + choice, ParameterValues::defaults(schema, {{spec.name, choice}})});
-      }
-    } else if (spec.type == ParameterType::boolean) {
-      const bool flipped = !std::get<bool>(spec.default_value);
-      variants.push_back({spec.name + ": " + (flipped ? "true" : "false"),
-                          ParameterValues::defaults(schema, {{spec.name, flipped}})});
-    }
-  }
-  return variants;
-}
-
-/// Runs one scenario on a fresh instance; returns the failure message, empty when it passed.
-std::string run_scenario(core::PluginRegistry& registry, const core::PluginInfo& info,
-                         const ParameterValues& params, const Scenario& scenario,
-                         std::string& summary) {
-  std::shared_ptr<BroadPhase> broad_phase;
-  try {
-    broad_phase = registry.create<BroadPhase>(info, params);
-  } catch (const std::exception& e) {
-    return std::string("could not be created: ") + e.what();
-  }
-  Harness harness(*broad_phase);
-  Rng rng(scenario.seed);
-  try {
-    scenario.run(harness, rng);
-  } catch (const Failure& e) {
-    return e.what();
-  }
-  summary = std::to_string(harness.updates()) + " updates, up to " +
-            std::to_string(harness.max_live()) + " proxies and " +
-            std::to_string(harness.max_pairs()) + " pairs";
-  return {};
-}
-
-int usage(const char* program) {
-  std::fprintf(stderr, "usage: %s [--expect-failures] [LIBRARY.so ...]\n", program);
-  return 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool expect_failures = false;
-  std::vector<fs::path> libraries;
-  for (int i = 1; i < argc; ++i) {
-    const std::string argument = argv[i];
-    if (argument == "--expect-failures") {
-      expect_failures = true;
-    } else if (argument.starts_with("-")) {
-      return usage(argv[0]);
-    } else {
-      libraries.push_back(argument);
+  std::vector<conformance::Check<BroadPhase>> checks;
+  for (const Scenario& scenario : scenarios()) {
+    std::string id;  // the scenario's name in lower case, words joined by '-'
+    for (const char* c = scenario.name; *c; ++c) {
+      const bool word = std::isalnum(static_cast<unsigned char>(*c));
+      if (word) id += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+      if (!word && !id.empty() && id.back() != '-') id += '-';
     }
+    while (!id.empty() && id.back() == '-') id.pop_back();
+    checks.push_back({id,
+                      std::string(scenario.name) + " (seed " + std::to_string(scenario.seed) + ")",
+                      [&scenario](const conformance::Factory<BroadPhase>& make) {
+                        const std::shared_ptr<BroadPhase> broad_phase = make();
+                        Harness harness(*broad_phase);
+                        Rng rng(scenario.seed);
+                        scenario.run(harness, rng);
+                        return std::to_string(harness.updates()) + " updates, up to " +
+                               std::to_string(harness.max_live()) + " proxies and " +
+                               std::to_string(harness.max_pairs()) + " pairs";
+                      }});
   }
-
-  // Without libraries: every broad phase in the default search directories. With libraries: only
-  // those files, loaded as an explicit `library:` path is.
-  core::PluginRegistry registry(libraries.empty()
-                                    ? core::PluginRegistry::default_search_directories()
-                                    : std::vector<fs::path>{});
-  std::vector<core::PluginInfo> broad_phases;
-  try {
-    if (libraries.empty()) {
-      for (const auto& problem : registry.problems())
-        std::printf("note: %s was not loaded: %s\n", problem.library_path.c_str(),
-                    problem.reason.c_str());
-      for (const auto& info : registry.plugins())
-        if (info.kind == PluginKind::broad_phase) broad_phases.push_back(info);
-    }
-    for (const fs::path& library : libraries) {
-      bool any = false;
-      for (auto& info : registry.load_library(library)) {
-        if (info.kind != PluginKind::broad_phase) continue;
-        broad_phases.push_back(std::move(info));
-        any = true;
-      }
-      if (!any) {
-        std::printf("FAIL %s declares no broad phase\n", library.c_str());
-        return 1;
-      }
-    }
-  } catch (const std::exception& e) {
-    std::printf("FAIL %s\n", e.what());
-    return 1;
-  }
-  if (broad_phases.empty()) {
-    std::printf("FAIL no broad-phase plugin found\n");
-    return 1;
-  }
-
-  int failed = 0, uncaught = 0;
-  for (const core::PluginInfo& info : broad_phases) {
-    for (const Variant& variant : parameter_variants(info.schema)) {
-      const auto start = std::chrono::steady_clock::now();
-      std::printf("%s (%s, %s)\n", info.name.c_str(), info.library_path.filename().c_str(),
-                  variant.label.c_str());
-      bool caught = false;
-      for (const Scenario& scenario : scenarios()) {
-        std::string summary;
-        const std::string failure = run_scenario(registry, info, variant.params, scenario, summary);
-        if (failure.empty()) {
-          std::printf("  ok    %s: %s\n", scenario.name, summary.c_str());
-          continue;
-        }
-        std::printf("  FAIL  %s (seed %llu): %s\n", scenario.name,
-                    static_cast<unsigned long long>(scenario.seed), failure.c_str());
-        caught = true;
-        ++failed;
-        if (expect_failures) break;  // one catch is all the self-test needs
-      }
-      if (expect_failures && !caught) {
-        std::printf("  NOT CAUGHT: every scenario passed although this broad phase is defective\n");
-        ++uncaught;
-      }
-      std::printf("  %.2f s\n",
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      std::fflush(stdout);
-    }
-  }
-  if (expect_failures) {
-    std::printf("%s\n", uncaught == 0 ? "every defective broad phase was caught"
-                                      : "some defective broad phases were not caught");
-    return uncaught == 0 ? 0 : 1;
-  }
-  std::printf("%s\n", failed == 0 ? "all broad phases conform" : "some checks failed");
-  return failed == 0 ? 0 : 1;
+  return conformance::run_suite(argc, argv, checks);
 }

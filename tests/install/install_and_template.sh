@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install test: `cmake --install` into a prefix, move the prefix (installs must be relocatable),
 # check the installed CLI finds its plugins relative to itself, then build the SDK's plugin
-# template out of tree against the installed package and load it through CONTACTLAB_PLUGIN_PATH.
+# template out of tree against the installed package, load it through CONTACTLAB_PLUGIN_PATH and
+# run the installed conformance suite on it.
 # Usage: install_and_template.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build_dir=$1
@@ -32,4 +33,15 @@ CONTACTLAB_PLUGIN_PATH="$work/template" "$cli" run "$source_dir/configs/bouncing
   --set contact.force_law.params.stiffness_N_per_m=1e7 --out "$work/run-template" > /dev/null
 grep -q '"name": "example_constant_stiffness"' "$work/run-template/summary.json"
 grep -q '"status": "complete"' "$work/run-template/summary.json"
-echo "install test: installed CLI relocatable, template plugin built and used — 1 passed, 0 failed"
+
+# The installed conformance suites, as a third party runs them: the force-law suite on the
+# template's library, and the joint suite on the joints it finds under the moved prefix by itself.
+"$work/moved/bin/contactlab-conformance-force-law" "$work/template/example-plugins.so" \
+  > "$work/conformance-template.log" ||
+  { echo "the installed force-law suite failed on the template plugin"; cat "$work/conformance-template.log"; exit 1; }
+grep -q "force_law example_constant_stiffness (example-plugins.so" "$work/conformance-template.log"
+"$work/moved/bin/contactlab-conformance-joint" > "$work/conformance-joints.log" ||
+  { echo "the installed joint suite failed"; cat "$work/conformance-joints.log"; exit 1; }
+grep -q "joint revolute (joints-basic.so" "$work/conformance-joints.log"
+echo "install test: installed CLI relocatable, template plugin built, used and checked by the" \
+  "installed conformance suite — 1 passed, 0 failed"

@@ -1,6 +1,8 @@
-// The narrow-phase benchmark's pose sets, shared by bench_narrow_phase and the answer dump
-// (tools/regress/narrow_phase_answers.cpp): seeded random poses of two shapes whose signed distance
-// is known by construction (see narrow_phase.cpp's header for the construction and the modes).
+// The narrow-phase benchmark's pose sets, shared by bench_narrow_phase, the answer dump
+// (tools/regress/narrow_phase_answers.cpp) and the narrow-phase conformance suite
+// (tests/conformance/narrow_phase_conformance.cpp): seeded random poses of two shapes whose signed
+// distance is known by construction (see narrow_phase.cpp's header for the construction and the
+// modes).
 #pragma once
 
 #include <algorithm>
@@ -30,6 +32,7 @@ struct PosePair {
   Pose X_WA;
   Pose X_WB;
   double s_m = 0.0;  // > 0: exact distance; < 0: −(depth along n), an upper bound of the depth
+  Vec3 n_W = Vec3::UnitZ();  // the construction's direction n (A to B): the normal when s > 0
 };
 
 inline Mat3 random_rotation(std::mt19937_64& rng) {
@@ -53,6 +56,7 @@ inline Vec3 random_unit(std::mt19937_64& rng) {
 inline void place_b_at(const Shape& b, const Vec3& a_W, const Vec3& n_W, PosePair& pose) {
   const Vec3 b_rel_W = pose.X_WB.R * support(b, pose.X_WB.R.transpose() * -n_W);
   pose.X_WB.p = a_W - b_rel_W + pose.s_m * n_W;
+  pose.n_W = n_W;
 }
 
 /// B placed so that its support point along −n sits at A's along n plus s·n.
