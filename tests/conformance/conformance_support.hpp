@@ -53,8 +53,9 @@ std::string vector_text(const Vec3& v);
 
 /// Heap allocations (malloc and friends, so operator new too, from any library of the process)
 /// between begin and end. The one place the suites touch the test suite's allocation counter.
-/// Under sanitizers, which replace malloc themselves, nothing is counted: then
-/// allocations_countable() is false and the suites say that they skipped the check.
+/// Where that counter cannot count (tests/support/allocation_counter.hpp: neither glibc nor a
+/// sanitizer runtime) allocations_countable() is false and the suites say that they skipped the
+/// check.
 bool allocations_countable();
 void begin_counting_allocations();
 /// The count since begin_counting_allocations(); stops counting.
