@@ -957,22 +957,16 @@ Scene build_scene(ConfigNode config, const fs::path& source_file, PluginRegistry
 
   // --- pair checks: every pair that can touch needs a narrow phase and a pair material ---
   ConfigNode& narrow_node = *root.find("collision")->find("narrow_phase");
-  std::vector<std::shared_ptr<NarrowPhase>> chain_probes;
-  for (const PluginChoice& choice : scene.narrow_phase)
-    chain_probes.push_back(registry.create<NarrowPhase>(*choice.info, choice.params));
+  // The chain's members say what they support; the table built from their answers is the one
+  // every run of this scene dispatches through.
+  scene.narrow_phase_dispatch = NarrowPhaseChain(scene.narrow_phase, registry).dispatch();
   for (std::size_t i = 0; i < scene.geometries.size(); ++i) {
     for (std::size_t j = i + 1; j < scene.geometries.size(); ++j) {
       const GeometryModel& a = scene.geometries[i];
       const GeometryModel& b = scene.geometries[j];
       if (!a.collidable || !b.collidable || !collision_admitted(scene, i, j)) continue;
-      bool supported = false;
-      for (const auto& probe : chain_probes) {
-        if (probe->supports(a.shape.type, b.shape.type)) {
-          supported = true;
-          break;
-        }
-      }
-      if (!supported) {
+      if (scene.narrow_phase_dispatch.member(a.shape.type, b.shape.type) ==
+          NarrowPhaseDispatch::none) {
         std::vector<std::string> chain;
         for (const auto& choice : scene.narrow_phase) chain.push_back(choice.type);
         fail_at(narrow_node, std::string("no narrow phase in the chain [") + join(chain, ", ") +

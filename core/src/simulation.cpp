@@ -59,10 +59,8 @@ struct Simulation::BodyRuntime {
   std::vector<double> q_drive, v_drive, a_drive;
 };
 
-Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(scene) {
-  broad_phase_ = registry.create<BroadPhase>(*scene.broad_phase.info, scene.broad_phase.params);
-  for (const PluginChoice& choice : scene.narrow_phase)
-    narrow_chain_.push_back(registry.create<NarrowPhase>(*choice.info, choice.params));
+Simulation::Simulation(const Scene& scene, PluginRegistry& registry)
+    : scene_(scene), pipeline_(scene, registry) {
   force_law_ = registry.create<ForceLaw>(*scene.force_law.info, scene.force_law.params);
   friction_ = registry.create<Friction>(*scene.friction.info, scene.friction.params);
   integrator_ = registry.create<Integrator>(*scene.integrator.info, scene.integrator.params);
@@ -104,15 +102,6 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(sc
     if (friction_layout_.continuous_states > 0)
       refuse(scene.friction, "it adds continuous states per contact");
   }
-
-  dispatch_.assign(shape_type_count * shape_type_count, -1);
-  for (int a = 0; a < shape_type_count; ++a)
-    for (int b = 0; b < shape_type_count; ++b)
-      for (std::size_t k = 0; k < narrow_chain_.size(); ++k)
-        if (narrow_chain_[k]->supports(static_cast<ShapeType>(a), static_cast<ShapeType>(b))) {
-          dispatch_[a * shape_type_count + b] = static_cast<int>(k);
-          break;
-        }
 
   bodies_.resize(scene.bodies.size());
   std::vector<MultibodyBody> tree_bodies(scene.bodies.size());
@@ -175,14 +164,8 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry) : scene_(sc
   zero_v_.assign(nv_, 0.0);
   impulse_response_.assign(nv_, 0.0);
 
-  X_WG_.resize(scene.geometries.size());
-  for (std::size_t g = 0; g < scene.geometries.size(); ++g)
-    if (scene.geometries[g].collidable) proxy_geometry_.push_back(g);
-  proxy_box_.resize(proxy_geometry_.size());
-  proxy_step_box_.resize(proxy_geometry_.size());
-  pairs_.reserve(4 * proxy_geometry_.size() + 16);
-  candidates_.reserve(4 * proxy_geometry_.size() + 16);
-  samples_.reserve(4 * proxy_geometry_.size() + 16);
+  X_WB_.resize(bodies_.size());
+  samples_.reserve(4 * scene.geometries.size() + 16);
 }
 
 Simulation::~Simulation() = default;
@@ -206,89 +189,27 @@ void Simulation::compute_kinematics(std::span<const double> y) {
     body.X_WB = tree_->pose_WB(i);
     body.v_WBo = tree_->velocity_WBo(i);
     body.w_WB = tree_->angular_velocity_W(i);
+    X_WB_[i] = body.X_WB;
   }
-  for (std::size_t g = 0; g < scene_.geometries.size(); ++g)
-    X_WG_[g] = bodies_[scene_.geometries[g].body].X_WB * scene_.geometries[g].X_BG;
 }
 
 void Simulation::detect_contacts() {
-  auto start = Clock::now();
-  const Vec3 margin = Vec3::Constant(scene_.aabb_margin_m);
-  for (std::size_t p = 0; p < proxy_geometry_.size(); ++p) {
-    const std::size_t g = proxy_geometry_[p];
-    Aabb box = shape_aabb(scene_.geometries[g].shape, X_WG_[g]);
-    box.min_W -= margin;
-    box.max_W += margin;
-    proxy_box_[p] = box;
-    if (!proxies_inserted_) proxy_step_box_[p] = box;
-    if (scene_.sweep_boxes) {  // cover the motion since the last accepted step
-      box.min_W = box.min_W.cwiseMin(proxy_step_box_[p].min_W);
-      box.max_W = box.max_W.cwiseMax(proxy_step_box_[p].max_W);
-    }
-    if (proxies_inserted_)
-      broad_phase_->set_box(static_cast<ProxyId>(p), box);
-    else
-      broad_phase_->insert(static_cast<ProxyId>(p), box);
+  const ContactSet& contacts = pipeline_.update(X_WB_, living_order_);
+  // The pipeline queried every living contact's pair (it watches them): link each to its pair.
+  living_of_pair_.assign(contacts.pairs.size(), nullptr);
+  for (std::size_t i = 0; i < living_order_.size(); ++i) {
+    LivingContact& contact = living_.at(living_order_[i]);
+    contact.pair = contacts.watched[i];
+    living_of_pair_[contact.pair] = &contact;
   }
-  proxies_inserted_ = true;
-  broad_phase_->collect_pairs(pairs_);
-  stats_.broad_phase_s += seconds_since(start);
-
-  start = Clock::now();
-  candidates_.clear();
-  for (const ProxyPair& pair : pairs_) {
-    std::size_t a = proxy_geometry_[pair.a], b = proxy_geometry_[pair.b];
-    if (a > b) std::swap(a, b);
-    const GeometryModel& ga = scene_.geometries[a];
-    const GeometryModel& gb = scene_.geometries[b];
-    if (!collision_admitted(scene_, a, b)) continue;
-    const int k = dispatch_[static_cast<int>(ga.shape.type) * shape_type_count +
-                            static_cast<int>(gb.shape.type)];
-    if (k < 0)
-      throw SimulationError(std::string("no narrow phase supports ") +
-                            shape_type_name(ga.shape.type) + "–" + shape_type_name(gb.shape.type));
-    query_pair(a, b, k);
-  }
-  // A living contact whose boxes no longer overlap is still queried, so that its separation is
-  // seen (and located) as the distance crossing the activation distance.
-  for (std::uint64_t key : living_order_) {
-    const LivingContact& contact = living_.at(key);
-    if (contact.seen == detections_ + 1) continue;
-    const std::size_t a = key >> 32, b = key & 0xffffffffu;
-    query_pair(a, b,
-               dispatch_[static_cast<int>(scene_.geometries[a].shape.type) * shape_type_count +
-                         static_cast<int>(scene_.geometries[b].shape.type)]);
-  }
-  ++detections_;
-  stats_.narrow_phase_s += seconds_since(start);
-}
-
-void Simulation::query_pair(std::size_t a, std::size_t b, int chain_index) {
-  Candidate candidate;
-  candidate.a = a;
-  candidate.b = b;
-  const std::uint64_t key = pair_key(a, b);
-  NarrowPhaseCache& cache = caches_[key];
-  narrow_chain_[chain_index]->query(scene_.geometries[a].shape, X_WG_[a],
-                                    scene_.geometries[b].shape, X_WG_[b], cache,
-                                    candidate.manifold);
-  ++stats_.narrow_phase_queries;
-  if (!living_.empty()) {
-    auto living = living_.find(key);
-    if (living != living_.end()) {
-      candidate.living = &living->second;
-      living->second.candidate = candidates_.size();
-      living->second.seen = detections_ + 1;
-    }
-  }
-  candidates_.push_back(candidate);
+  effective_mass_kg_.assign(contacts.pairs.size(), std::array<double, max_manifold_points>{});
 }
 
 ContactKinematics Simulation::contact_kinematics(double t, std::size_t index, int point) const {
-  const Candidate& candidate = candidates_[index];
-  const ContactGeometry& geometry = candidate.manifold.points[point];
-  const GeometryModel& ga = scene_.geometries[candidate.a];
-  const GeometryModel& gb = scene_.geometries[candidate.b];
+  const ContactPair& pair = pipeline_.contacts().pairs[index];
+  const ContactGeometry& geometry = pair.manifold.points[point];
+  const GeometryModel& ga = scene_.geometries[pair.geometry_a];
+  const GeometryModel& gb = scene_.geometries[pair.geometry_b];
   const BodyRuntime& A = bodies_[ga.body];
   const BodyRuntime& B = bodies_[gb.body];
   ContactKinematics k;
@@ -313,16 +234,17 @@ ContactKinematics Simulation::contact_kinematics(double t, std::size_t index, in
              (1.0 - mb.poisson_ratio * mb.poisson_ratio) / mb.youngs_modulus_Pa);
   k.effective_mass_kg = effective_mass(index, point, k.point_W, k.normal_W);
   k.material = *scene_.materials.find_pair(ga.material, gb.material);
-  k.impact_velocity_m_per_s = candidate.living ? candidate.living->state.impact_velocity_m_per_s
-                                               : k.penetration_rate_m_per_s;
+  const LivingContact* living = living_of_pair_[index];
+  k.impact_velocity_m_per_s =
+      living ? living->state.impact_velocity_m_per_s : k.penetration_rate_m_per_s;
   return k;
 }
 
 double Simulation::effective_mass(std::size_t index, int point, const Vec3& point_W,
                                   const Vec3& normal_W) const {
-  const Candidate& candidate = candidates_[index];
-  const std::size_t body_a = scene_.geometries[candidate.a].body;
-  const std::size_t body_b = scene_.geometries[candidate.b].body;
+  const ContactPair& pair = pipeline_.contacts().pairs[index];
+  const std::size_t body_a = pair.body_a;
+  const std::size_t body_b = pair.body_b;
   const BodyRuntime& A = bodies_[body_a];
   const BodyRuntime& B = bodies_[body_b];
   // A free body (six velocities of its own, nothing attached) counts with its mass, a body
@@ -333,7 +255,7 @@ double Simulation::effective_mass(std::size_t index, int point, const Vec3& poin
   // A body in a joint tree moves with the rest of it: the inverse effective mass of its side is
   // n·J·M⁻¹·Jᵀ·n at the contact point (rotation and the other bodies included; driven joints
   // rigid). Computed once per manifold point and detection (it depends on q only).
-  double& cached = candidate.effective_mass_kg[static_cast<std::size_t>(point)];
+  double& cached = effective_mass_kg_[index][static_cast<std::size_t>(point)];
   if (cached > 0.0) return cached;
   double inverse_mass =
       unit_impulse_response(A.articulated ? body_a : no_body, B.articulated ? body_b : no_body,
@@ -409,17 +331,19 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
   if (record) samples_.clear();
   const bool rates = !y_rate.empty() && nx_ > 0;
   if (rates) std::fill(y_rate.begin() + static_cast<std::ptrdiff_t>(nq_ + nv_), y_rate.end(), 0.0);
-  for (std::size_t c = 0; c < candidates_.size(); ++c) {
-    const Candidate& candidate = candidates_[c];
+  const ContactSet& contacts = pipeline_.contacts();
+  for (std::size_t c = 0; c < contacts.pairs.size(); ++c) {
+    const ContactPair& candidate = contacts.pairs[c];
     // Only living contacts act: a pair that penetrates inside a step is born at the step's end
     // (at its located event when the integrator locates events), as in a hybrid system whose
     // discrete state changes only at events. Laws that jump at touching (a damper's c·δ̇, an
     // impulse law's resting law) would otherwise act on the stages before the located contact
     // start.
-    if (!candidate.living) continue;
-    const ContactState state = working_state(*candidate.living, y);
-    const std::size_t body_a = scene_.geometries[candidate.a].body;
-    const std::size_t body_b = scene_.geometries[candidate.b].body;
+    const LivingContact* living = living_of_pair_[c];
+    if (!living) continue;
+    const ContactState state = working_state(*living, y);
+    const std::size_t body_a = candidate.body_a;
+    const std::size_t body_b = candidate.body_b;
     const BodyRuntime& A = bodies_[body_a];
     const BodyRuntime& B = bodies_[body_b];
     BodyWrench& on_A = wrenches_[body_a];
@@ -439,8 +363,8 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
       on_A.torque_Bo_W -= (k.point_W - A.X_WB.p).cross(force_on_B) + friction.torque_W;
       if (record) {
         ContactSample sample;
-        sample.geometry_a = candidate.a;
-        sample.geometry_b = candidate.b;
+        sample.geometry_a = candidate.geometry_a;
+        sample.geometry_b = candidate.geometry_b;
         sample.geometry = candidate.manifold.points[point];
         sample.point_W = k.point_W;
         sample.normal_force_N = normal_force;
@@ -452,7 +376,7 @@ void Simulation::compute_forces(double t, std::span<const double> y, std::span<d
       // The continuous states follow the deepest point (one state per pair).
       const ContactKinematics k = contact_kinematics(t, c);
       const std::span<double> x_rate = y_rate.subspan(
-          nq_ + nv_ + candidate.living->x_offset, static_cast<std::size_t>(states_per_contact_));
+          nq_ + nv_ + living->x_offset, static_cast<std::size_t>(states_per_contact_));
       const auto law_states = static_cast<std::size_t>(law_layout_.continuous_states);
       force_law_->continuous_rate(k, deepest_normal_force, state.law, x_rate.first(law_states));
       friction_->continuous_rate(k, deepest_normal_force, state.friction,
@@ -510,7 +434,7 @@ void Simulation::derivative(double t, std::span<const double> y_in, std::span<do
   const std::span<const double> y = with_drives(t, y_in);
   compute_kinematics(y);
   detect_contacts();
-  proxy_step_box_ = proxy_box_;  // same size: no allocation
+  pipeline_.keep_boxes();
   compute_forces(t, y, y_rate, false);
   compute_accelerations(t, y, y_rate);
   for (std::size_t i = 0; i < y_rate.size(); ++i)
@@ -540,7 +464,7 @@ void Simulation::event_values(double t, std::span<const double> y_in, std::span<
   // step_completed() at this same state (the usual next call) reuses this detection.
   event_time_s_ = t;
   event_state_.assign(y.begin(), y.end());
-  event_detection_ = detections_;
+  event_detection_ = pipeline_.detections();
   // Aggregate functions (Modia3D's pair): contact start = the smallest gap of the pairs not in
   // contact, contact end = the smallest penetration of the pairs in contact. Each is armed while
   // positive; "nothing to watch" is a large positive value. Hysteresis: a start fires at a depth
@@ -550,9 +474,10 @@ void Simulation::event_values(double t, std::span<const double> y_in, std::span<
   constexpr double far = std::numeric_limits<double>::max();
   constexpr double contact_start_hysteresis_m = 1e-9;
   double start_gap = far, end_depth = far;
-  for (const Candidate& candidate : candidates_) {
-    const double gap = candidate.geometry().distance_m - activation_distance_m_;
-    if (candidate.living)
+  const ContactSet& contacts = pipeline_.contacts();
+  for (std::size_t c = 0; c < contacts.pairs.size(); ++c) {
+    const double gap = contacts.pairs[c].deepest().distance_m - activation_distance_m_;
+    if (living_of_pair_[c])
       end_depth = std::min(end_depth, -gap);
     else
       start_gap = std::min(start_gap, gap + contact_start_hysteresis_m);
@@ -563,23 +488,21 @@ void Simulation::event_values(double t, std::span<const double> y_in, std::span<
   for (std::size_t i = 0; i < living_order_.size() && per_contact > 0; ++i) {
     const LivingContact& contact = living_.at(living_order_[i]);
     const std::span<double> gi = g.subspan(2 + i * per_contact, per_contact);
-    if (contact.seen == detections_)
-      contact_event_values(t, contact.candidate, working_state(contact, y), gi);
-    else  // no longer a candidate: it dies at this step; keep its functions where they were
-      std::copy_n(contact.event_g.begin(), per_contact, gi.begin());
+    // The pipeline watched it: it is a pair of this detection.
+    contact_event_values(t, contact.pair, working_state(contact, y), gi);
   }
 }
 
 double Simulation::apply_impulse(double t, std::size_t c, double restitution, std::span<double> y) {
-  const Candidate& candidate = candidates_[c];
+  const ContactPair& candidate = pipeline_.contacts().pairs[c];
   const ContactKinematics k = contact_kinematics(t, c);
   const double approach_m_per_s = k.penetration_rate_m_per_s;
   if (!(approach_m_per_s > 0.0)) return 0.0;
   // Newton's law δ̇⁺ = −e·δ̇⁻ needs the impulse P = (1 + e)·δ̇⁻/w, w the contact's inverse
   // effective mass through the tree; the velocities change by P·M⁻¹·Jᵀ·n.
-  const double inverse_mass = unit_impulse_response(
-      scene_.geometries[candidate.a].body, scene_.geometries[candidate.b].body, k.point_W,
-      k.normal_W, std::span<const double>(y).first(nq_));
+  const double inverse_mass =
+      unit_impulse_response(candidate.body_a, candidate.body_b, k.point_W, k.normal_W,
+                            std::span<const double>(y).first(nq_));
   if (!(inverse_mass > 0.0)) return 0.0;
   const double impulse = (1.0 + restitution) * approach_m_per_s / inverse_mass;
   for (std::size_t i = 0; i < nv_; ++i) y[nq_ + i] += impulse * impulse_response_[i];
@@ -631,7 +554,7 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
   // The detection of event_values() at this same state is reused; the body kinematics are not,
   // as output() or derivative() may have moved them to another state since (e.g. an output
   // time just before a located contact start), and births read the velocities.
-  const bool detected = event_detection_ == detections_ && event_time_s_ == t &&
+  const bool detected = event_detection_ == pipeline_.detections() && event_time_s_ == t &&
                         std::equal(y.begin(), y.end(), event_state_.begin(), event_state_.end());
   compute_kinematics(y);
   if (!detected) detect_contacts();
@@ -648,8 +571,7 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
     std::array<double, 2 * max_law_event_functions> g{};
     for (std::uint64_t key : living_order_) {
       LivingContact& contact = living_.at(key);
-      if (contact.seen != detections_) continue;
-      const std::size_t c = contact.candidate;
+      const std::size_t c = contact.pair;
       ContactState state = working_state(contact, y);
       const std::span<double> g_now(g.data(), per_contact);
       contact_event_values(t, c, state, g_now);
@@ -670,8 +592,9 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
         fired = true;
         ++stats_.events;
         if (recorder_)
-          recorder_->event(t, law.event_name(index), name_of(candidates_[c].a),
-                           name_of(candidates_[c].b),
+          recorder_->event(t, law.event_name(index),
+                           name_of(pipeline_.contacts().pairs[c].geometry_a),
+                           name_of(pipeline_.contacts().pairs[c].geometry_b),
                            std::string(law_event ? "law_mode=" : "friction_mode=") +
                                std::to_string(memory.mode) +
                                ";penetration_m=" + Recorder::number(k.penetration_m));
@@ -693,18 +616,18 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
   // 2. Births: pairs closer than the activation distance without a living contact.
   std::vector<std::uint64_t>& born = born_;
   born.clear();
-  for (std::size_t c = 0; c < candidates_.size(); ++c) {
-    Candidate& candidate = candidates_[c];
-    const double distance = candidate.geometry().distance_m;
+  const ContactSet& contacts = pipeline_.contacts();
+  for (std::size_t c = 0; c < contacts.pairs.size(); ++c) {
+    const ContactPair& candidate = contacts.pairs[c];
+    const double distance = candidate.deepest().distance_m;
     stats_.max_penetration_m = std::max(stats_.max_penetration_m, -distance);
-    if (candidate.living) {
+    if (LivingContact* living = living_of_pair_[c]) {
       if (distance < activation_distance_m_)
-        candidate.living->max_penetration_m =
-            std::max(candidate.living->max_penetration_m, -distance);
+        living->max_penetration_m = std::max(living->max_penetration_m, -distance);
       continue;
     }
     if (!(distance < activation_distance_m_)) continue;
-    const std::uint64_t key = pair_key(candidate.a, candidate.b);
+    const std::uint64_t key = pair_key(candidate.geometry_a, candidate.geometry_b);
     const ContactKinematics k = contact_kinematics(t, c);
     LivingContact contact;
     contact.state.birth_time_s = t;
@@ -712,15 +635,14 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
     force_law_->on_birth(k, contact.state.law);
     friction_->on_birth(k, contact.state.friction);
     contact.max_penetration_m = std::max(0.0, -distance);
-    contact.candidate = c;
-    contact.seen = detections_;
+    contact.pair = c;
     LivingContact& living = living_.emplace(key, contact).first->second;
-    candidate.living = &living;
+    living_of_pair_[c] = &living;
     born.push_back(key);
     ++stats_.events;
     if (recorder_)
       recorder_->event(
-          t, "contact_start", name_of(candidate.a), name_of(candidate.b),
+          t, "contact_start", name_of(candidate.geometry_a), name_of(candidate.geometry_b),
           "impact_velocity_m_per_s=" + Recorder::number(contact.state.impact_velocity_m_per_s));
     if (impulsive_) {
       const double restitution = force_law_->impact_restitution(k);
@@ -733,7 +655,8 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
           ++stats_.impulses;
           ++stats_.events;
           if (recorder_)
-            recorder_->event(t, "impulse", name_of(candidate.a), name_of(candidate.b),
+            recorder_->event(t, "impulse", name_of(candidate.geometry_a),
+                             name_of(candidate.geometry_b),
                              "impulse_N_s=" + Recorder::number(impulse) +
                                  ";restitution=" + Recorder::number(restitution));
         }
@@ -744,32 +667,26 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
                            std::span<double>(living.event_g.data(), per_contact));
   }
 
-  // 3. Deaths: living contacts no longer closer than the activation distance (or no longer
-  //    broad-phase candidates).
+  // 3. Deaths: living contacts no longer closer than the activation distance (the pipeline
+  //    watches them: each is a pair of this detection).
   bool died = false;
   for (auto it = living_.begin(); it != living_.end();) {
     LivingContact& contact = it->second;
-    if (contact.seen == detections_ &&
-        candidates_[contact.candidate].geometry().distance_m < activation_distance_m_) {
+    if (contacts.pairs[contact.pair].deepest().distance_m < activation_distance_m_) {
       ++it;
       continue;
     }
-    if (contact.seen == detections_) candidates_[contact.candidate].living = nullptr;
+    living_of_pair_[contact.pair] = nullptr;
     ++stats_.events;
     if (recorder_) {
       const std::size_t a = it->first >> 32, b = it->first & 0xffffffffu;
       // The normal speed at which the pair separates (−δ̇ at its deepest point; for a
-      // measured restitution), when it is still a candidate of this detection.
-      const std::string separation =
-          contact.seen == detections_
-              ? ";separation_velocity_m_per_s=" +
-                    Recorder::number(
-                        -contact_kinematics(t, contact.candidate).penetration_rate_m_per_s)
-              : std::string();
+      // measured restitution).
+      const double separation = -contact_kinematics(t, contact.pair).penetration_rate_m_per_s;
       recorder_->event(t, "contact_end", name_of(a), name_of(b),
                        "duration_s=" + Recorder::number(t - contact.state.birth_time_s) +
                            ";max_penetration_m=" + Recorder::number(contact.max_penetration_m) +
-                           separation);
+                           ";separation_velocity_m_per_s=" + Recorder::number(separation));
     }
     it = living_.erase(it);
     died = true;
@@ -864,21 +781,34 @@ double Simulation::total_energy(std::span<const double> y) {
     energy += body.joint->potential_energy(y.subspan(body.q_offset, body.nq));
   }
   detect_contacts();
-  for (std::size_t c = 0; c < candidates_.size(); ++c) {
-    const Candidate& candidate = candidates_[c];
+  const ContactSet& contacts = pipeline_.contacts();
+  for (std::size_t c = 0; c < contacts.pairs.size(); ++c) {
+    const ContactManifold& manifold = contacts.pairs[c].manifold;
     const ContactState state =
-        candidate.living ? working_state(*candidate.living, y) : ContactState{};
-    for (int point = 0; point < candidate.manifold.count; ++point)
-      if (candidate.manifold.points[point].distance_m < activation_distance_m_)
+        living_of_pair_[c] ? working_state(*living_of_pair_[c], y) : ContactState{};
+    for (int point = 0; point < manifold.count; ++point)
+      if (manifold.points[point].distance_m < activation_distance_m_)
         energy += force_law_->potential_energy(contact_kinematics(0.0, c, point), state);
   }
   return energy;
 }
 
-std::vector<NarrowPhaseStatistics> Simulation::narrow_phase_statistics() const {
-  std::vector<NarrowPhaseStatistics> out;
-  for (const auto& narrow_phase : narrow_chain_) out.push_back(narrow_phase->statistics());
-  return out;
+SimulationStatistics Simulation::statistics() const {
+  SimulationStatistics s = stats_;
+  const ContactPipelineStatistics pipeline = pipeline_.statistics();
+  s.narrow_phase_queries = pipeline.narrow_phase_queries;
+  s.broad_phase_s = pipeline.broad_phase_s;
+  s.narrow_phase_s = pipeline.narrow_phase_s;
+  return s;
+}
+
+void Simulation::probe_contacts(std::span<const double> q, ContactSet& out) {
+  // The tree's kinematics are scratch (every user evaluates before reading them); the bodies'
+  // kinematics of compute_kinematics() are copies and stay as they were.
+  tree_->forward_kinematics(q.first(nq_), zero_v_);
+  probe_poses_.resize(bodies_.size());
+  for (std::size_t i = 0; i < bodies_.size(); ++i) probe_poses_[i] = tree_->pose_WB(i);
+  pipeline_.probe(probe_poses_, living_order_, out);
 }
 
 const std::vector<ContactSample>& Simulation::contacts_at(double t, std::span<const double> y) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "contactlab/core/config.hpp"
+#include "contactlab/core/narrow_phase_chain.hpp"
 #include "contactlab/core/registry.hpp"
 #include "contactlab/core/shape_library.hpp"
 #include "contactlab/materials.hpp"
@@ -135,6 +136,9 @@ struct Scene {
   bool sweep_boxes = false;    ///< boxes cover the motion since the last accepted step
   std::vector<std::string> collision_groups = {"default"};  ///< names of the group bits
   std::vector<PluginChoice> narrow_phase;  ///< chain: the first supporting a shape pair wins
+  /// Which member of `narrow_phase` answers each ordered pair of shape types (built once, by
+  /// build_scene; the runs dispatch through it).
+  NarrowPhaseDispatch narrow_phase_dispatch;
   PluginChoice force_law;
   PluginChoice friction;
   PluginChoice integrator;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "contactlab/core/contact_pipeline.hpp"
 #include "contactlab/core/multibody.hpp"
 #include "contactlab/core/scene.hpp"
 
@@ -84,9 +85,16 @@ class Simulation final : public OdeView {
   double total_energy(std::span<const double> y);
   /// Contacts (penetrating pairs) with their forces at state y.
   const std::vector<ContactSample>& contacts_at(double t, std::span<const double> y);
-  const SimulationStatistics& statistics() const { return stats_; }
+  SimulationStatistics statistics() const;
   /// The counters of each narrow phase in the chain, in chain order.
-  std::vector<NarrowPhaseStatistics> narrow_phase_statistics() const;
+  std::vector<NarrowPhaseStatistics> narrow_phase_statistics() const {
+    return pipeline_.narrow_phase_statistics();
+  }
+  /// The contact set at configuration q (nq entries), without side effects on the run (see
+  /// ContactPipeline::probe): for solvers that try configurations between steps. The living
+  /// contacts' pairs are always in it.
+  void probe_contacts(std::span<const double> q, ContactSet& out);
+  const ContactPipeline& pipeline() const { return pipeline_; }
   Integrator& integrator() { return *integrator_; }
 
   /// Called at every output time (after the recorder), e.g. by tests that sample trajectories.
@@ -102,27 +110,25 @@ class Simulation final : public OdeView {
   struct LivingContact {
     ContactState state;
     double max_penetration_m = 0.0;
-    std::size_t x_offset = 0;   ///< its continuous states: y[nq + nv + x_offset …]
-    std::size_t candidate = 0;  ///< index into candidates_ at the last detection (if seen)
-    std::int64_t seen = -1;     ///< detection counter at which it was last a candidate
+    std::size_t x_offset = 0;  ///< its continuous states: y[nq + nv + x_offset …]
+    std::size_t pair = 0;      ///< its index in the contact set of the last detection
     /// Its law event functions at the last accepted step ([law…; friction…]).
     std::array<double, 2 * max_law_event_functions> event_g{};
   };
 
   void compute_kinematics(std::span<const double> y);
+  /// The pipeline's detection at the kinematics of compute_kinematics(), then each living
+  /// contact linked to its pair of the new contact set.
   void detect_contacts();
-  /// Narrow-phase query of geometries a < b with chain member `chain_index`, appended to
-  /// candidates_ (linked to its living contact, if any).
-  void query_pair(std::size_t a, std::size_t b, int chain_index);
   /// Forces of the candidates at (t, y); when y_rate is not empty also the rates of the living
   /// contacts' continuous states.
   void compute_forces(double t, std::span<const double> y, std::span<double> y_rate, bool record);
   /// The contact's state with its continuous states copied from y.
   ContactState working_state(const LivingContact& contact, std::span<const double> y) const;
-  /// Law event functions of a living contact (candidate c) into g ([law…; friction…]).
+  /// Law event functions of a living contact (pair c) into g ([law…; friction…]).
   void contact_event_values(double t, std::size_t c, const ContactState& state,
                             std::span<double> g) const;
-  /// Applies a Newton impulse with restitution e at candidate c's deepest point to the
+  /// Applies a Newton impulse with restitution e at pair c's deepest point to the
   /// velocities in y (the kinematics must be those of y). Returns the impulse [N·s].
   double apply_impulse(double t, std::size_t c, double restitution, std::span<double> y);
   /// After births and deaths: living_order_, the continuous-state offsets, nx_, and (when the
@@ -134,25 +140,20 @@ class Simulation final : public OdeView {
   /// y with every driven joint's q and v replaced by its prescribed motion at t (drive_y_).
   std::span<const double> with_drives(double t, std::span<const double> y);
   std::vector<double> drive_y_;
-  /// Kinematics of point `point` of candidate `candidate`'s manifold.
-  ContactKinematics contact_kinematics(double t, std::size_t candidate, int point = 0) const;
+  /// Kinematics of point `point` of pair `pair`'s manifold.
+  ContactKinematics contact_kinematics(double t, std::size_t pair, int point = 0) const;
   /// m* of a manifold point: (1/m_A + 1/m_B)⁻¹ for free bodies; through the tree (1/(n·J·M⁻¹·
   /// Jᵀ·n)) when a body is articulated.
-  double effective_mass(std::size_t candidate, int point, const Vec3& point_W,
+  double effective_mass(std::size_t pair, int point, const Vec3& point_W,
                         const Vec3& normal_W) const;
   static constexpr std::size_t no_body = static_cast<std::size_t>(-1);
   /// n·(Δv_B(p) − Δv_A(p)) for a unit impulse n at p on body_b and −n on body_a (either may be
   /// no_body) at configuration q; leaves Δv = M⁻¹·Jᵀ·n in impulse_response_.
   double unit_impulse_response(std::size_t body_a, std::size_t body_b, const Vec3& point_W,
                                const Vec3& normal_W, std::span<const double> q) const;
-  static std::uint64_t pair_key(std::size_t a, std::size_t b) {
-    return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint64_t>(b);
-  }
 
   const Scene& scene_;
-  std::shared_ptr<BroadPhase> broad_phase_;
-  std::vector<std::shared_ptr<NarrowPhase>> narrow_chain_;
-  std::vector<int> dispatch_;  ///< [type_a * shape_type_count + type_b] → chain index or −1
+  ContactPipeline pipeline_;
   std::shared_ptr<ForceLaw> force_law_;
   std::shared_ptr<Friction> friction_;
   std::shared_ptr<Integrator> integrator_;
@@ -172,26 +173,15 @@ class Simulation final : public OdeView {
   std::vector<double> zero_v_;                        ///< nv zeros
   mutable std::vector<double> impulse_response_;      ///< M⁻¹·Jᵀ·n (nv)
   std::vector<double> kinematics_q_;                  ///< q of the last compute_kinematics()
-  std::vector<Pose> X_WG_;                            ///< per geometry
-  std::vector<std::size_t> proxy_geometry_;           ///< proxy id → geometry index
-  std::vector<Aabb> proxy_box_;       ///< the current (loose) box of each proxy, unswept
-  std::vector<Aabb> proxy_step_box_;  ///< its box at the last accepted step (for sweeping)
-  bool proxies_inserted_ = false;     ///< proxies enter the broad phase at the first detection
-  std::vector<ProxyPair> pairs_;
-  struct Candidate {
-    std::size_t a = 0, b = 0;         ///< geometry indices, a < b
-    ContactManifold manifold;         ///< points[0]: the deepest; its distance is the pair's
-    LivingContact* living = nullptr;  ///< its living contact, if any (valid until the next death)
-    /// m* of each manifold point when a body of the pair is articulated (0: not computed yet).
-    mutable std::array<double, max_manifold_points> effective_mass_kg{};
-    const ContactGeometry& geometry() const { return manifold.points[0]; }
-  };
-  std::vector<Candidate> candidates_;  ///< narrow-phase results of the last detection
+  std::vector<Pose> X_WB_;                            ///< per body, at compute_kinematics()
+  std::vector<Pose> probe_poses_;                     ///< per body, at probe_contacts()' q
+  /// Per pair of the contact set: its living contact, if any (valid until the next death).
+  std::vector<LivingContact*> living_of_pair_;
+  /// Per pair of the contact set: m* of each point when a body is articulated (0: not yet).
+  mutable std::vector<std::array<double, max_manifold_points>> effective_mass_kg_;
   std::vector<ContactSample> samples_;
-  std::unordered_map<std::uint64_t, NarrowPhaseCache> caches_;
   std::unordered_map<std::uint64_t, LivingContact> living_;
   std::vector<std::uint64_t> living_order_;  ///< living contacts in state/event order
-  std::int64_t detections_ = 0;              ///< detect_contacts() calls
   // The state of the last event_values() call, whose detection step_completed() may reuse.
   double event_time_s_ = 0.0;
   std::vector<double> event_state_;
