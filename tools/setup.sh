@@ -6,6 +6,7 @@
 #   test  also the tests and benchmarks (tools/test.sh), and the packages they need: Catch2,
 #         Google Benchmark, matplotlib for the plot tests; CONTACTLAB_PEERS=1 adds the benchmark
 #         peers libccd, FCL, Bullet, MuJoCo
+#   packages  the packages of `test`, and no build (tools/sanitize.sh)
 # Both use one build folder in either order: `main` keeps the folder's test and benchmark options
 # as they are (off when it configures a fresh folder) and builds only its own targets; `test`
 # turns them on.
@@ -14,8 +15,8 @@ cd "$(dirname "$0")/.."
 what="${1:-}"
 build_dir="${2:-build}"
 case "$what" in
-  main | test) ;;
-  *) echo "usage: tools/setup.sh main|test [build-dir]" >&2; exit 2 ;;
+  main | test | packages) ;;
+  *) echo "usage: tools/setup.sh main|test|packages [build-dir]" >&2; exit 2 ;;
 esac
 
 # What the CLI and every plugin need (libsundials-dev and libsuitesparse-dev: the cvode/arkode
@@ -25,7 +26,7 @@ packages=(
   libboost-dev libeigen3-dev libyaml-cpp-dev libsundials-dev libsuitesparse-dev
   libcli11-dev nlohmann-json3-dev libqhull-dev libtinyobjloader-dev
 )
-if [ "$what" = test ]; then
+if [ "$what" != main ]; then
   packages+=(catch2 libbenchmark-dev python3 python3-matplotlib pkg-config)
   # The peers the benchmarks compare against (tools/bench): optional.
   if [ "${CONTACTLAB_PEERS:-0}" = "1" ]; then
@@ -43,6 +44,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# packages: the test packages only, no build (tools/sanitize.sh builds its own folder).
+[ "$what" = packages ] && exit 0
 
 build_type=(-DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}")
 if [ "$what" = main ]; then
