@@ -4,6 +4,7 @@
 #include "hertz_force_law.hpp"
 #include "hunt_crossley_force_law.hpp"
 #include "linear_force_law.hpp"
+#include "restitution_impulse_law.hpp"
 
 namespace {
 
@@ -18,6 +19,11 @@ const contactlab::PluginEntry entries[] = {
         "hunt_crossley",
         "Hunt-Crossley f = k delta^n (1 + d delta_dot), d from restitution (hunt_crossley, "
         "lankarani_nikravesh, flores, gonthier) or constant; Hertz k by default",
+        "1.0.0"),
+    contactlab::plugin_entry<contactlab::ForceLaw, contactlab::plugins::RestitutionImpulseLaw>(
+        "restitution_impulse",
+        "Rigid impact: Newton's velocity jump -e*v at contact birth above a resting velocity; "
+        "below it a penalty law (linear or hertz, resting_* parameters) holds the contact",
         "1.0.0"),
 };
 

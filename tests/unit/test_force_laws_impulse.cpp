@@ -1,5 +1,5 @@
-// Unit tests of the restitution_impulse force law (plugins/forcelaw-impulse): Newton's e at contact
-// birth above the resting velocity, and the forwarded penalty law (plugins/forcelaw-basic) below.
+// Unit tests of the restitution_impulse force law (plugins/forcelaw-basic): Newton's e at contact
+// birth above the resting velocity, and the forwarded penalty law (of the same folder) below.
 #include <cmath>
 #include <limits>
 #include <map>

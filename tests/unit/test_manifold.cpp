@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <contactlab/errors.hpp>
 #include <contactlab/geometry/manifold.hpp>
+#include <contactlab/geometry/swap.hpp>
 
 #include "gjk_epa_narrow_phase.hpp"
 #include "mpr_narrow_phase.hpp"
@@ -356,7 +357,7 @@ TEST_CASE(
           for (const bool swapped : {false, true}) {
             ContactManifold m = swapped ? query(np, base, X_base, cylinder, X)
                                         : query(np, cylinder, X, base, X_base);
-            if (swapped) contactlab::plugins::swap_order(m);
+            if (swapped) contactlab::geometry::swap_roles(m);
             REQUIRE(m.count == 2);
             check_manifold(m, tol);
             for (int i = 0; i < 2; ++i) CHECK(m.points[i].distance_m == Approx(-depth).margin(tol));

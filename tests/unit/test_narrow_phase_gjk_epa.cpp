@@ -22,6 +22,7 @@
 #include <catch2/catch.hpp>
 
 #include <contactlab/core/shape_library.hpp>
+#include <contactlab/geometry/half_space.hpp>
 
 #include "gjk_epa_narrow_phase.hpp"
 #include "narrow_phase_test_support.hpp"
@@ -1054,7 +1055,7 @@ TEST_CASE(
     // Sphere: the primitive closed form.
     const double r = 0.1 + std::abs(unit(rng));
     const ContactGeometry expected =
-        contactlab::plugins::sphere_half_space(r, X_WA.p, plane.normal, X_WH);
+        contactlab::geometry::sphere_half_space(r, X_WA.p, plane.normal, X_WH);
     const ContactGeometry s = run(*narrow_phase, Shape::sphere(r), X_WA, plane, X_WH);
     CHECK(std::abs(s.distance_m - expected.distance_m) <= 1e-12);
     CHECK((s.normal_W - expected.normal_W).norm() <= 1e-12);

@@ -16,6 +16,8 @@
 #include <catch2/catch.hpp>
 #include <contactlab/core/shape_library.hpp>
 #include <contactlab/errors.hpp>
+#include <contactlab/geometry/half_space.hpp>
+#include <contactlab/geometry/swap.hpp>
 
 #include "mpr_narrow_phase.hpp"
 #include "narrow_phase_test_support.hpp"
@@ -304,7 +306,7 @@ TEST_CASE(
       const bool sphere_first = i % 2 == 0;
       const ContactGeometry g =
           sphere_first ? run_query(mpr_phase, Shape::sphere(r), X_WA, Shape::box(h), X_WB)
-                       : contactlab::plugins::swap_order(
+                       : contactlab::geometry::swapped(
                              run_query(mpr_phase, Shape::box(h), X_WB, Shape::sphere(r), X_WA));
       INFO(precision << " sample " << i << " termination "
                      << mpr::termination_name(mpr_phase.last_result().termination));
@@ -598,7 +600,7 @@ TEST_CASE("mpr: half-space pairs equal the closed form within 1e-12 in both orde
     const double r = 0.1 + unit(rng);
     const Pose X_WS = random_pose(rng, 2.0);
     const ContactGeometry expected =
-        contactlab::plugins::sphere_half_space(r, X_WS.p, floor.normal, X_WH);
+        contactlab::geometry::sphere_half_space(r, X_WS.p, floor.normal, X_WH);
     const ContactGeometry g = run_query(mpr_phase, Shape::sphere(r), X_WS, floor, X_WH);
     CHECK(std::abs(g.distance_m - expected.distance_m) <= 1e-12);
     CHECK((g.normal_W - expected.normal_W).norm() <= 1e-12);

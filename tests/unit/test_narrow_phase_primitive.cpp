@@ -14,6 +14,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <contactlab/geometry/swap.hpp>
+
 #include "narrow_phase_test_support.hpp"
 #include "primitive_narrow_phase.hpp"
 
@@ -26,6 +28,7 @@ using contactlab::Pose;
 using contactlab::Shape;
 using contactlab::ShapeType;
 using contactlab::Vec3;
+using contactlab::plugins::BoxBoxWarmStart;
 using contactlab::plugins::PrimitiveNarrowPhase;
 using namespace contactlab::testing;
 
@@ -606,8 +609,9 @@ TEST_CASE("primitive: query leaves the warm-start cache untouched for pairs othe
   contactlab::ContactManifold out;
   narrow_phase.query(Shape::sphere(1), Pose{}, Shape::box(Vec3(1, 1, 1)), pose_at(Vec3(3, 0, 0)),
                      cache, out);
-  CHECK(cache.valid == 0);
-  CHECK(std::all_of(cache.data.begin(), cache.data.end(), [](double x) { return x == 0.0; }));
+  CHECK(cache.tag == 0);
+  CHECK(std::all_of(cache.bytes.begin(), cache.bytes.end(),
+                    [](std::byte x) { return x == std::byte{0}; }));
   CHECK(out.count == 1);
   CHECK(out.points[0].distance_m == 1.0);
 }
@@ -963,12 +967,12 @@ TEST_CASE(
       REQUIRE(std::abs(m.points[0].distance_m - expected) <= 1e-12);
       check_manifold(m, 1e-12);
       const ContactGeometry deepest =
-          cylinder_first ? m.points[0] : contactlab::plugins::swap_order(m.points[0]);
+          cylinder_first ? m.points[0] : contactlab::geometry::swapped(m.points[0]);
       // The deepest point is the SDK's support point of the (smoothed) cylinder along −n.
       CHECK((deepest.point_a_W - contactlab::support_W(cylinder, X_WA, -n_W)).norm() <= 1e-12);
       for (int k = 0; k < m.count; ++k) {
         const ContactGeometry p =
-            cylinder_first ? m.points[k] : contactlab::plugins::swap_order(m.points[k]);
+            cylinder_first ? m.points[k] : contactlab::geometry::swapped(m.points[k]);
         // Every point lies on the rim of a core cap, swept by r towards the plane.
         const Vec3 core_A = X_WA.R.transpose() * (p.point_a_W + r * n_W - X_WA.p);
         CHECK(std::abs(std::hypot(core_A.x(), core_A.y()) - radius) <= 1e-12);
@@ -1554,7 +1558,7 @@ void check_constructed_separation(const Vec3& h_a, const Pose& X_WA, const Vec3&
     ContactManifold m = a_first ? run_manifold(a, X_WA, b, X_WB) : run_manifold(b, X_WB, a, X_WA);
     INFO("A first " << a_first);
     REQUIRE(m.count == 1);
-    if (!a_first) contactlab::plugins::swap_order(m);
+    if (!a_first) contactlab::geometry::swap_roles(m);
     CHECK(std::abs(m.points[0].distance_m - gap) <= 1e-9 * gap + 1e-13);
     CHECK((m.points[0].normal_W - n_W).norm() <= normal_tolerance);
     check_box_box(a, X_WA, b, X_WB, m, gap);
@@ -1676,7 +1680,7 @@ TEST_CASE(
     for (const bool a_first : {true, false}) {
       ContactManifold m = a_first ? run_manifold(a, pair.X_WA, b, pair.X_WB)
                                   : run_manifold(b, pair.X_WB, a, pair.X_WA);
-      if (!a_first) contactlab::plugins::swap_order(m);
+      if (!a_first) contactlab::geometry::swap_roles(m);
       const double expected = check_box_box(a, pair.X_WA, b, pair.X_WB, m);
       CHECK(expected > 0.0);
     }
@@ -1727,29 +1731,39 @@ TEST_CASE(
 
 namespace {
 
-/// A cache carrying the tag of a box–box warm start, from a separated query.
+/// The box–box warm start a cache holds (null when it holds none).
+const BoxBoxWarmStart* box_box_warm_start(const NarrowPhaseCache& cache) {
+  return contactlab::cached_entry<BoxBoxWarmStart>(cache, contactlab::plugins::kBoxBoxCacheTag);
+}
+
+/// The box–box warm start of a cache, to be written.
+BoxBoxWarmStart& box_box_warm_start_entry(NarrowPhaseCache& cache) {
+  return contactlab::cache_entry<BoxBoxWarmStart>(cache, contactlab::plugins::kBoxBoxCacheTag);
+}
+
+/// A cache holding a box–box warm start, from a separated query.
 NarrowPhaseCache box_box_tagged_cache(PrimitiveNarrowPhase& narrow_phase) {
   NarrowPhaseCache tagged;
   ContactManifold scratch;
   narrow_phase.query(Shape::box(Vec3(1, 1, 1)), Pose{}, Shape::box(Vec3(1, 1, 1)),
                      pose_at(Vec3(3, 0.2, 0.1)), tagged, scratch);
-  REQUIRE(tagged.valid != 0);
+  REQUIRE(box_box_warm_start(tagged) != nullptr);
   return tagged;
 }
 
-/// A cache whose tag says "box–box warm start" but whose contents are arbitrary: feature codes in
-/// and out of range, fractions, NaN, and normals of any length.
+/// A cache holding a box–box warm start whose contents are arbitrary: feature codes in and out of
+/// range, and normals of any length or NaN.
 NarrowPhaseCache garbage_box_cache(std::mt19937_64& rng, const NarrowPhaseCache& valid_one) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   NarrowPhaseCache cache = valid_one;  // the tag
-  const double codes[] = {
-      -1.0, 0.0,   3.0,   7.0,   8.0, 15.0,  16.0,
-      17.0, 123.0, 591.0, 592.0, 2.5, 1e300, std::numeric_limits<double>::quiet_NaN()};
-  cache.data[0] = unit(rng) < 0.5 ? codes[static_cast<int>(14.0 * unit(rng)) % 14]
-                                  : std::floor(600.0 * unit(rng));
+  const std::int32_t codes[] = {-1, 0,   3,   7,   8,          15,         16,
+                                17, 123, 591, 592, 1000000000, -123456789, -2147483647 - 1};
+  BoxBoxWarmStart& warm = box_box_warm_start_entry(cache);
+  warm.feature = unit(rng) < 0.5 ? codes[static_cast<int>(14.0 * unit(rng)) % 14]
+                                 : static_cast<std::int32_t>(std::floor(600.0 * unit(rng)));
   const Vec3 n = unit(rng) < 0.1 ? Vec3(Vec3::Constant(std::numeric_limits<double>::quiet_NaN()))
                                  : Vec3((0.5 + 2.5 * unit(rng)) * random_unit(rng));
-  for (int k = 0; k < 3; ++k) cache.data[1 + k] = n[k];
+  warm.normal_A = {n[0], n[1], n[2]};
   return cache;
 }
 
@@ -1771,10 +1785,11 @@ TEST_CASE(
       a.smoothing_radius_m = 0.05;
     }
     NarrowPhaseCache warm = garbage_box_cache(rng, tagged), cold;
+    const std::int32_t feature = box_box_warm_start(warm)->feature;
     ContactManifold from_warm, from_cold;
     narrow_phase.query(a, pair.X_WA, b, pair.X_WB, warm, from_warm);
     narrow_phase.query(a, pair.X_WA, b, pair.X_WB, cold, from_cold);
-    INFO("sample " << i << " feature " << warm.data[0]);
+    INFO("sample " << i << " feature " << feature);
     REQUIRE(std::abs(from_warm.points[0].distance_m - from_cold.points[0].distance_m) <= 1e-12);
     CHECK(from_warm.count == from_cold.count);
     check_box_box(a, pair.X_WA, b, pair.X_WB, from_warm);
@@ -1810,10 +1825,9 @@ TEST_CASE(
       for (const bool small_is_b : {true, false}) {
         INFO("gap " << gap << " feature " << feature << " small box is B " << small_is_b);
         NarrowPhaseCache cache = tagged;
-        cache.data[0] = feature;
-        cache.data[1] = 0.0;
-        cache.data[2] = 0.0;
-        cache.data[3] = small_is_b ? 1.0 : -1.0;
+        BoxBoxWarmStart& warm = box_box_warm_start_entry(cache);
+        warm.feature = feature;
+        warm.normal_A = {0.0, 0.0, small_is_b ? 1.0 : -1.0};
         ContactManifold m;
         if (small_is_b) {
           narrow_phase.query(large, Pose{}, small, X_WS, cache, m);

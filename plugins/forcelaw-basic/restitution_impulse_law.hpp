@@ -16,12 +16,12 @@ namespace contactlab::plugins {
 /// impact_restitution() returns Newton's e (v⁺ = −e·v⁻, Ullrich eq. 2.8) and the host applies the
 /// velocity jump through both bodies' inverse inertia. e is the pair material's restitution unless
 /// the `restitution` parameter overrides it. Below the resting velocity it returns no_impulse and
-/// the contact is held by a penalty law, `resting_law` (linear or hertz from forcelaw-basic), whose
-/// parameters are forwarded with the prefix `resting_` (resting_stiffness_N_per_m,
-/// resting_damping_N_s_per_m, resting_clamp_tension for linear; resting_stiffness_scale for hertz)
-/// and keep that law's defaults, ranges and units. normal_force(), potential_energy(),
-/// activation_distance_m() and the memory hooks are the resting law's; requirements() are the
-/// resting law's plus impulsive.
+/// the contact is held by a penalty law, `resting_law` (linear, hertz or hunt_crossley: the laws of
+/// this folder), whose parameters are forwarded with the prefix `resting_`
+/// (resting_stiffness_N_per_m, resting_damping_N_s_per_m, resting_clamp_tension for linear;
+/// resting_stiffness_scale for hertz) and keep that law's defaults, ranges and units.
+/// normal_force(), potential_energy(), activation_distance_m() and the memory hooks are the resting
+/// law's; requirements() are the resting law's plus impulsive.
 ///
 /// After an impulse the bodies separate (δ̇ = −e·v at δ ≈ 0), so the resting law's force is ~0
 /// until the contact dies; with e = 0 they stay touching and the resting law holds them.
