@@ -1,5 +1,5 @@
-// The general contact-manifold builder (contactlab/geometry/manifold.hpp): supporting features of every
-// shape, clipping, and the manifolds mpr and gjk_epa build with it, against hand-computed and
+// The general contact-manifold builder (contactlab/geometry/manifold.hpp): supporting features of
+// every shape, clipping, and the manifolds mpr and gjk_epa build with it, against hand-computed and
 // closed-form values.
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // Bodies resting on a line or face contact through mpr's general manifold
-// (contactlab/geometry/manifold.hpp): a cylinder and a cone lying on their sides on a ground box come to
-// rest without rocking, and the forces at the two ends of the contact line balance gravity and its
-// moment; a beam lying flat rests on the 4 points of its face with equal forces.
+// (contactlab/geometry/manifold.hpp): a cylinder and a cone lying on their sides on a ground box
+// come to rest without rocking, and the forces at the two ends of the contact line balance gravity
+// and its moment; a beam lying flat rests on the 4 points of its face with equal forces.
 #include <Eigen/Geometry>
 #include <catch2/catch.hpp>
 #include <cmath>
