@@ -1,4 +1,6 @@
 // Building the Scene from a configuration tree: the experiment schema lives here.
+// Over 800 lines: the whole experiment schema is read here, one key after another; splitting it by
+// section (bodies, collision, contact, integrator) is left to issue 29's restructuring.
 #include "contactlab/core/scene.hpp"
 
 #include <Eigen/Eigenvalues>

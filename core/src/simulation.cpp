@@ -1,3 +1,5 @@
+// Over 800 lines until issue 29 part 4 lands: the contact life cycle, force assembly and bodies
+// are being split out of Simulation (branch wt-pipeline), which leaves it the orchestrator.
 // Rigid multibody dynamics with contact: forward kinematics of the joint tree → broad phase →
 // narrow phase → force law and friction → body wrenches → articulated-body algorithm (hybrid for
 // driven joints); the contacts' life cycle (births, deaths, law events, impulses through the
