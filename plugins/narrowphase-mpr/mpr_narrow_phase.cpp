@@ -20,11 +20,12 @@ namespace contactlab::plugins {
 
 namespace {
 
-/// The pair's warm start from its cache entry (mpr_cache.hpp): false, `warm` left invalid, when
-/// the cache holds no entry of this plugin's for these shape types or the entry's directions are
-/// not finite.
-bool read_portal(const NarrowPhaseCache& cache, std::uint64_t tag, mpr::WarmPortal& warm) {
-  const mpr::CacheEntry* entry = cached_entry<mpr::CacheEntry>(cache, tag);
+/// The warm start of a pair of shapes of types a and b from its cache entry (mpr_cache.hpp):
+/// false, `warm` left invalid, when the cache holds no entry of this plugin's for these shape types
+/// or the entry's directions are not finite.
+bool read_portal(const NarrowPhaseCache& cache, ShapeType a, ShapeType b, mpr::WarmPortal& warm) {
+  if (cache.tag == 0) return false;  // empty: no tag to compute (a sphere pair's cache stays so)
+  const mpr::CacheEntry* entry = cached_entry<mpr::CacheEntry>(cache, mpr::kCacheTag.of(a, b));
   if (entry == nullptr) return false;
   const std::array<double, 9>& directions = entry->directions;
 #if defined(__SSE2__)
@@ -55,13 +56,14 @@ bool read_portal(const NarrowPhaseCache& cache, std::uint64_t tag, mpr::WarmPort
   return true;
 }
 
-/// The portal the query ended on as the pair's cache entry; an invalid one empties the cache.
-void write_portal(const mpr::WarmPortal& warm, std::uint64_t tag, NarrowPhaseCache& cache) {
+/// The portal the query ended on as the cache entry of a pair of shapes of types a and b; an
+/// invalid one empties the cache.
+void write_portal(const mpr::WarmPortal& warm, ShapeType a, ShapeType b, NarrowPhaseCache& cache) {
   if (!warm.valid) {
     cache.tag = 0;
     return;
   }
-  mpr::CacheEntry& entry = cache_entry<mpr::CacheEntry>(cache, tag);
+  mpr::CacheEntry& entry = cache_entry<mpr::CacheEntry>(cache, mpr::kCacheTag.of(a, b));
   for (int v = 0; v < 3; ++v)
     for (int k = 0; k < 3; ++k) entry.directions[3 * v + k] = warm.directions[v][k];
   entry.hint_a = warm.hint_a;
@@ -216,11 +218,10 @@ void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, con
   }
 
   if (warm_start_) {
-    const std::uint64_t tag = mpr::kCacheTag.of(a.type, b.type);
     mpr::WarmPortal warm;
-    read_portal(cache, tag, warm);
+    read_portal(cache, a.type, b.type, warm);
     mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_, &warm, last_result_);
-    write_portal(warm, tag, cache);
+    write_portal(warm, a.type, b.type, cache);
     if (last_result_.warm_started) ++statistics_.warm_starts;
   } else {
     mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_, nullptr, last_result_);
