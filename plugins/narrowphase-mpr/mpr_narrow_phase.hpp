@@ -1,6 +1,6 @@
 // MPR narrow phase: signed distance, normal and witness points for every pair of convex shapes by
 // Minkowski Portal Refinement (Neumayr 2025 ch. 6, see mpr_algorithm.hpp); pairs with a half-space
-// in closed form from the other shape's support point.
+// in closed form from the other shape's support point (contactlab/geometry/convex_half_space.hpp).
 //
 // Parameters (`params:`):
 //   tolerance       TC2/TC3 tolerance relative to the size of A ⊖ B (default 1e-12, see schema())
@@ -25,15 +25,9 @@
 #include <cstdint>
 
 #include "mpr_algorithm.hpp"
+#include "mpr_cache.hpp"
 
 namespace contactlab::plugins {
-
-/// Convex shape A (any type but a half-space) at X_WA and the half-space B = {x : n·x ≤ 0} in its
-/// frame G at X_WG, n = normal_G (normalised here). The deepest point of A is its support point
-/// along −n_W; its height above the boundary plane is the signed distance, the normal from A to the
-/// half-space is −n_W, and B's witness point is A's projected onto the plane. Exact.
-ContactGeometry convex_half_space(const Shape& a, const Pose& X_WA, const Vec3& normal_G,
-                                  const Pose& X_WG);
 
 /// Everything MprNarrowPhase counted since creation, beyond the SDK's NarrowPhaseStatistics.
 struct MprStatistics {

@@ -1093,7 +1093,7 @@ TEST_CASE(
           NarrowPhaseCache cold_cache;
           warm_phase.query(c.a, X_WA, c.b, X, cache, warm_out);
           cold_phase.query(c.a, X_WA, c.b, X, cold_cache, cold_out);
-          REQUIRE(cold_cache.valid == 0);  // warm_start: false never writes the cache
+          REQUIRE(cold_cache.tag == 0);  // warm_start: false never writes the cache
           const ContactGeometry& w = warm_out.points[0];
           const ContactGeometry& k = cold_out.points[0];
           INFO(precision << " " << c.name << " trajectory " << trajectory << " step " << step
@@ -1195,7 +1195,7 @@ TEST_CASE(
       // A nearby pose off the diagonal fills the cache with a portal on the corner's faces.
       const Pose near{Mat3::Identity(), X_WB.transform_point(t * h + Vec3(0.02, -0.03, 0.01))};
       warm_phase.query(a, near, b, X_WB, cache, warm_out);
-      REQUIRE(cache.valid != 0);
+      REQUIRE(cache.tag != 0);
       const Pose X_WA{Mat3::Identity(), X_WB.transform_point(t * h)};
       warm_phase.query(a, X_WA, b, X_WB, cache, warm_out);
       const mpr::Result warm = warm_phase.last_result();
@@ -1212,7 +1212,7 @@ TEST_CASE(
       CHECK((w.point_a_W - k.point_a_W).norm() <= 1e-15);
       // The corner is |h|(t − 1) from the sphere's centre, whose radius is 0.5.
       CHECK(k.distance_m == Approx(h.norm() * (t - 1.0) - 0.5).margin(1e-14));
-      CHECK(cache.valid != 0);  // a warm TC1 leaves its portal for the next query
+      CHECK(cache.tag != 0);  // a warm TC1 leaves its portal for the next query
     }
   }
 }
@@ -1236,8 +1236,11 @@ TEST_CASE(
     for (int k = 0; k < 20; ++k) {
       X_WB.p += step;
       // Vertex numbers from another pose, or beyond the hulls' (40 and 300 vertices).
-      cache.data[10] = vertex(rng);
-      cache.data[11] = vertex(rng);
+      if (cache.tag != 0) {
+        auto& entry = contactlab::cache_entry<mpr::CacheEntry>(cache, cache.tag);
+        entry.hint_a = vertex(rng);
+        entry.hint_b = vertex(rng);
+      }
       ContactManifold warm_out, cold_out;
       NarrowPhaseCache cold_cache;
       warm_phase.query(a, X_WA, b, X_WB, cache, warm_out);
@@ -1266,14 +1269,25 @@ TEST_CASE(
     const Pose X_WA = random_pose(rng, 0.3), X_WB = random_pose(rng, 0.9);
     NarrowPhaseCache cache;
     const int kind = i % 5;
-    for (double& value : cache.data) {
+    // mpr's entry for this pair, or another plugin's bytes (read as empty).
+    auto& entry = contactlab::cache_entry<mpr::CacheEntry>(
+        cache, i % 2 == 0 ? mpr::kCacheTag.of(a.type, b.type)
+                          : contactlab::NarrowPhaseCacheTag{"gjk_epa"}.of(a.type, b.type));
+    for (double& value : entry.directions) {
       value = kind == 0   ? unit(rng)
               : kind == 1 ? 0.0
               : kind == 2 ? std::numeric_limits<double>::quiet_NaN()
               : kind == 3 ? 1e300 * unit(rng)
                           : unit(rng) * 1e-300;
     }
-    cache.valid = i % 2 == 0 ? 0x4d505232 : 12345;  // mpr's tag, or another plugin's
+    // Flags and vertex numbers of any value.
+    entry.hint_a = static_cast<std::uint32_t>(rng());
+    entry.hint_b = static_cast<std::uint32_t>(rng());
+    entry.cores = rng() % 2 == 0;
+    entry.newton = rng() % 2 == 0;
+    entry.newton_side = static_cast<std::uint8_t>(rng());
+    entry.newton_separated = rng() % 2 == 0;
+    entry.face = rng() % 2 == 0;
     ContactManifold warm_out, cold_out;
     NarrowPhaseCache cold_cache;
     warm_phase.query(a, X_WA, b, X_WB, cache, warm_out);
