@@ -3,19 +3,17 @@
 
 #include <algorithm>
 #include <limits>
-#include <string>
-
-#include "contactlab/core/recorder.hpp"
 
 namespace contactlab::core {
 
-ContactLifecycle::ContactLifecycle(const Scene& scene, const ContactLaws& laws, BodySystem& bodies,
-                                   ContactForces& forces, const ContactSet& contacts)
-    : scene_(scene),
-      laws_(laws),
+ContactLifecycle::ContactLifecycle(const ContactLaws& laws, BodySystem& bodies,
+                                   ContactForces& forces, const ContactSet& contacts,
+                                   ObserverList& observers)
+    : laws_(laws),
       bodies_(bodies),
       forces_(forces),
       contacts_(contacts),
+      observers_(observers),
       nq_nv_(bodies.configuration_size() + bodies.velocity_size()) {
   living_of_pair_.reserve(contacts.pairs.capacity());
 }
@@ -129,9 +127,6 @@ ContactLifecycle::StepOutcome ContactLifecycle::step(double t, std::span<const d
                                                      std::vector<double>& pending_y) {
   StepOutcome outcome;
   bool& restart = outcome.restart;
-  auto name_of = [&](std::size_t geometry) -> const std::string& {
-    return scene_.geometries[geometry].name;
-  };
   const double activation = laws_.activation_distance_m;
 
   // 1. The law event functions of the contacts that were already living: the host fires those
@@ -161,12 +156,18 @@ ContactLifecycle::StepOutcome ContactLifecycle::step(double t, std::span<const d
         if (memory.x != x_before) restart = true;
         fired = true;
         ++stats_.events;
-        if (recorder_)
-          recorder_->event(t, law.event_name(index), name_of(contacts_.pairs[c].geometry_a),
-                           name_of(contacts_.pairs[c].geometry_b),
-                           std::string(law_event ? "law_mode=" : "friction_mode=") +
-                               std::to_string(memory.mode) +
-                               ";penetration_m=" + Recorder::number(k.penetration_m));
+        if (!observers_.empty()) {
+          const ContactPair& pair = contacts_.pairs[c];
+          LawEvent event;
+          event.time_s = t;
+          event.geometry_a = pair.geometry_a;
+          event.geometry_b = pair.geometry_b;
+          event.name = law.event_name(index);
+          event.source = law_event ? LawEvent::Source::force_law : LawEvent::Source::friction;
+          event.mode = memory.mode;
+          event.penetration_m = k.penetration_m;
+          observers_.deliver(event);
+        }
       }
       if (fired) {
         contact.state = state;  // the new discrete memory (x is written below if it changed)
@@ -209,10 +210,8 @@ ContactLifecycle::StepOutcome ContactLifecycle::step(double t, std::span<const d
     living_of_pair_[c] = &living;
     born.push_back(key);
     ++stats_.events;
-    if (recorder_)
-      recorder_->event(
-          t, "contact_start", name_of(pair.geometry_a), name_of(pair.geometry_b),
-          "impact_velocity_m_per_s=" + Recorder::number(living.state.impact_velocity_m_per_s));
+    observers_.deliver(ContactStartEvent{t, pair.geometry_a, pair.geometry_b,
+                                         living.state.impact_velocity_m_per_s});
     if (laws_.impulsive) {
       const double restitution = laws_.force_law->impact_restitution(k);
       if (restitution >= 0.0) {
@@ -223,10 +222,8 @@ ContactLifecycle::StepOutcome ContactLifecycle::step(double t, std::span<const d
           restart = true;
           ++stats_.impulses;
           ++stats_.events;
-          if (recorder_)
-            recorder_->event(t, "impulse", name_of(pair.geometry_a), name_of(pair.geometry_b),
-                             "impulse_N_s=" + Recorder::number(impulse) +
-                                 ";restitution=" + Recorder::number(restitution));
+          observers_.deliver(
+              ImpulseEvent{t, pair.geometry_a, pair.geometry_b, impulse, restitution});
         }
       }
     }
@@ -245,16 +242,14 @@ ContactLifecycle::StepOutcome ContactLifecycle::step(double t, std::span<const d
     }
     living_of_pair_[contact.pair] = nullptr;
     ++stats_.events;
-    if (recorder_) {
+    if (!observers_.empty()) {
       // The normal speed at which the pair separates (−δ̇ at its deepest point; for a measured
       // restitution).
       const double separation_m_per_s =
           -forces_.kinematics(t, contact.pair, 0, nullptr).penetration_rate_m_per_s;
-      recorder_->event(t, "contact_end", name_of(first_geometry(it->first)),
-                       name_of(second_geometry(it->first)),
-                       "duration_s=" + Recorder::number(t - contact.state.birth_time_s) +
-                           ";max_penetration_m=" + Recorder::number(contact.max_penetration_m) +
-                           ";separation_velocity_m_per_s=" + Recorder::number(separation_m_per_s));
+      observers_.deliver(ContactEndEvent{t, first_geometry(it->first), second_geometry(it->first),
+                                         t - contact.state.birth_time_s, contact.max_penetration_m,
+                                         separation_m_per_s});
     }
     it = living_.erase(it);
     died = true;

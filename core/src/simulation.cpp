@@ -1,15 +1,13 @@
 // The orchestrator (see simulation.hpp). Each evaluation of f(t, y): the bodies' kinematics →
 // the contact pipeline's detection → the life cycle links its contacts → contact force assembly →
 // the tree's forward dynamics. Accepted steps go to the life cycle (law events, births with their
-// impulses, deaths); output times to the recorder and the observer.
+// impulses, deaths); output times to the observers.
 #include "contactlab/core/simulation.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
-
-#include "contactlab/core/recorder.hpp"
 
 namespace contactlab::core {
 
@@ -51,8 +49,9 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry)
       integrator_(create_integrator(scene, registry, laws_)),
       bodies_(scene, registry),
       forces_(scene, bodies_, laws_, pipeline_.contacts()),
-      lifecycle_(scene, laws_, bodies_, forces_, pipeline_.contacts()) {
+      lifecycle_(laws_, bodies_, forces_, pipeline_.contacts(), observers_) {
   wrenches_.resize(bodies_.body_count());
+  body_states_.resize(bodies_.body_count());
   samples_.reserve(4 * scene.geometries.size() + 16);
 }
 
@@ -183,10 +182,37 @@ void Simulation::state_coupling(StateCoupling& coupling) const {
   if (blocks == 0) coupling.set_dense(n);  // nothing moves: one (empty) block
 }
 
+RunSample Simulation::evaluate_sample(double t, std::span<const double> y, SampleNeeds needs) {
+  RunSample sample;
+  sample.time_s = t;
+  sample.state = y;
+  if (!needs.bodies && !needs.contacts && !needs.energy) return sample;
+  const Clock::time_point start = Clock::now();
+  const SimulationStatistics before = statistics();
+  if (needs.bodies) {
+    bodies_.compute(y);
+    for (std::size_t b = 0; b < bodies_.body_count(); ++b)
+      body_states_[b] = bodies_.body_state(b, y);
+    sample.bodies = body_states_;
+  }
+  // Contacts before energy: each is a detection of the run (its warm starts), in this order.
+  if (needs.contacts) sample.contacts = contacts_at(t, y);
+  if (needs.energy) sample.energy_J = total_energy(y);
+  const SimulationStatistics after = statistics();
+  recording_.broad_phase_s += after.broad_phase_s - before.broad_phase_s;
+  recording_.narrow_phase_s += after.narrow_phase_s - before.narrow_phase_s;
+  recording_.response_s += after.response_s - before.response_s;
+  recording_.dynamics_s += after.dynamics_s - before.dynamics_s;
+  recording_.narrow_phase_queries += after.narrow_phase_queries - before.narrow_phase_queries;
+  recording_.wall_s += seconds_since(start);
+  return sample;
+}
+
 void Simulation::output(double t, std::span<const double> y_in) {
+  if (observers_.empty()) return;
   const std::span<const double> y = bodies_.with_drives(t, y_in);
-  if (recorder_) recorder_->output(t, y);
-  if (observer_) observer_(t, y);
+  const RunSample sample = evaluate_sample(t, y, needs_);
+  observers_.each([&](SimulationObserver& observer) { observer.on_output(sample); });
 }
 
 BodyState Simulation::body_state(std::size_t index, std::span<const double> y) {
@@ -238,6 +264,8 @@ SimulationStatistics Simulation::statistics() const {
   s.narrow_phase_s = pipeline.narrow_phase_s;
   s.response_s = response_s_;
   s.dynamics_s = dynamics_s_;
+  s.recording = recording_;
+  s.recording.wall_s += observers_.callback_s();
   return s;
 }
 
@@ -248,18 +276,21 @@ bool Simulation::on_output_grid(double t) const {
   return std::round(t / interval) * interval == t;
 }
 
-IntegrationResult Simulation::run(Recorder* recorder, const std::atomic<bool>* stop) {
-  recorder_ = recorder;
+IntegrationResult Simulation::run(const std::atomic<bool>* stop) {
   stop_ = stop;
-  lifecycle_.set_recorder(recorder);
   std::vector<double> y = initial_state();
   project(y);
   // Contacts already closer than the activation distance at t = 0 are born at t = 0 (their events
-  // reach the recorder's metrics, so it is attached first).
-  if (recorder_) recorder_->attach(*this);
+  // reach the observers, so they are told of the run first).
+  observers_.each([&](SimulationObserver& observer) { observer.on_run_start(*this); });
+  needs_ = observers_.needs();
+  const SampleNeeds energy_only{false, false, needs_.energy};
   if (step_completed(0.0, y) == StepAction::restart) y = pending_y_;
   --steps_;
-  if (recorder_) recorder_->begin(*this, y);
+  {
+    const RunSample initial = evaluate_sample(0.0, y, energy_only);
+    observers_.each([&](SimulationObserver& observer) { observer.on_initial_state(initial); });
+  }
   output(0.0, y);
   IntegrationResult total;
   double t = 0.0;
@@ -289,10 +320,11 @@ IntegrationResult Simulation::run(Recorder* recorder, const std::atomic<bool>* s
     }
   }
   located_events_ = total.located_events;
-  if (recorder_) recorder_->end(*this, y, total);
-  recorder_ = nullptr;
+  {
+    const RunSample final_state = evaluate_sample(total.time_reached_s, y, energy_only);
+    observers_.each([&](SimulationObserver& observer) { observer.on_run_end(final_state, total); });
+  }
   stop_ = nullptr;
-  lifecycle_.set_recorder(nullptr);
   return total;
 }
 

@@ -28,6 +28,13 @@ contact: { force_law: { type: linear, params: { stiffness_N_per_m: 1.0e6 } } }
 integrator: { type: rk4, params: { step_s: 1.0e-5 } }
 )";
 
+struct Events final : core::SimulationObserver {
+  std::vector<core::ContactStartEvent> starts;
+  std::vector<core::ContactEndEvent> ends;
+  void on_contact_start(const core::ContactStartEvent& e) override { starts.push_back(e); }
+  void on_contact_end(const core::ContactEndEvent& e) override { ends.push_back(e); }
+};
+
 /// The run's pieces, wired as the Simulation wires them.
 struct Pieces {
   Experiment experiment{ball_over_floor};
@@ -35,7 +42,8 @@ struct Pieces {
   core::ContactPipeline pipeline{experiment.scene, experiment.registry};
   core::ContactLaws laws{experiment.scene, experiment.registry};
   core::ContactForces forces{experiment.scene, bodies, laws, pipeline.contacts()};
-  core::ContactLifecycle lifecycle{experiment.scene, laws, bodies, forces, pipeline.contacts()};
+  core::ObserverList observers;
+  core::ContactLifecycle lifecycle{laws, bodies, forces, pipeline.contacts(), observers};
 
   /// An accepted step at (t, y): kinematics, detection, life cycle.
   void step(double t, const std::vector<double>& y) {
@@ -60,28 +68,37 @@ std::vector<double> ball_at(Pieces& pieces, double z, double vz) {
 
 TEST_CASE(
     "contact life cycle: a pair is born below the activation distance with its approach speed, "
-    "stays watched when its boxes part, and dies") {
+    "stays watched when its boxes part, and dies with its separation speed") {
   Pieces pieces;
+  Events events;
+  pieces.observers.add(events);
+
   pieces.step(0.0, ball_at(pieces, 0.06, -1.0));  // 1 cm above: no contact
+  CHECK(events.starts.empty());
   CHECK(pieces.lifecycle.living_count() == 0);
 
   pieces.step(0.01, ball_at(pieces, 0.0499, -1.0));  // 0.1 mm deep: born
+  REQUIRE(events.starts.size() == 1);
+  CHECK(events.starts[0].time_s == 0.01);
+  CHECK(events.starts[0].geometry_a == 0);
+  CHECK(events.starts[0].geometry_b == 1);
+  CHECK(events.starts[0].impact_velocity_m_per_s == 1.0);
   REQUIRE(pieces.lifecycle.living_count() == 1);
-  CHECK(pieces.lifecycle.watched()[0] == core::pair_key(0, 1));
-  CHECK(pieces.lifecycle.contact(0).state.birth_time_s == 0.01);
-  CHECK(pieces.lifecycle.contact(0).state.impact_velocity_m_per_s == 1.0);
-  CHECK(pieces.lifecycle.statistics().events == 1);
 
   pieces.step(0.02, ball_at(pieces, 0.0498, 0.0));  // deeper: lives on
-  REQUIRE(pieces.lifecycle.living_count() == 1);
+  CHECK(events.ends.empty());
   CHECK(pieces.lifecycle.contact(0).max_penetration_m == Approx(2e-4).epsilon(1e-9));
 
   // 1 m up in one step: the boxes part, but the living pair is still queried, and dies.
   pieces.step(0.03, ball_at(pieces, 1.0, 2.0));
   REQUIRE(pieces.pipeline.contacts().pairs.size() == 1);
   CHECK(pieces.pipeline.contacts().pairs[0].deepest().distance_m == Approx(0.95).epsilon(1e-12));
+  REQUIRE(events.ends.size() == 1);
+  CHECK(events.ends[0].time_s == 0.03);
+  CHECK(events.ends[0].duration_s == Approx(0.02).epsilon(1e-12));
+  CHECK(events.ends[0].max_penetration_m == Approx(2e-4).epsilon(1e-9));
+  CHECK(events.ends[0].separation_velocity_m_per_s == 2.0);
   CHECK(pieces.lifecycle.living_count() == 0);
-  CHECK(pieces.lifecycle.statistics().events == 2);
 
   pieces.step(0.04, ball_at(pieces, 1.0, 0.0));  // no longer watched: no pair at all
   CHECK(pieces.pipeline.contacts().pairs.empty());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "contactlab/core/multibody.hpp"
+#include "contactlab/core/observers.hpp"
 #include "contactlab/core/scene.hpp"
 
 namespace contactlab::core {
@@ -22,14 +23,6 @@ inline double harmonic_sum(double a, double b) {
   if (std::isinf(b)) return a;
   return a * b / (a + b);
 }
-
-/// World-frame state of one body, as written to trajectory.csv.
-struct BodyState {
-  Vec3 p_WCm = Vec3::Zero();  ///< centre of mass [m]
-  Eigen::Quaterniond q_WB = Eigen::Quaterniond::Identity();
-  Vec3 v_WCm = Vec3::Zero();  ///< velocity of the centre of mass [m/s]
-  Vec3 w_WB = Vec3::Zero();   ///< angular velocity [rad/s]
-};
 
 class BodySystem {
  public:

@@ -18,15 +18,6 @@
 
 namespace contactlab::core {
 
-/// One point of a living contact as evaluated at one instant (for contacts.csv and tests).
-struct ContactSample {
-  std::size_t geometry_a = 0, geometry_b = 0;  ///< indices into Scene::geometries, a < b
-  ContactGeometry geometry;
-  Vec3 point_W = Vec3::Zero();
-  double normal_force_N = 0.0;
-  Vec3 tangential_force_W = Vec3::Zero();  ///< on B [N]
-};
-
 /// The force law and the friction law of a run, and what they ask of the host.
 struct ContactLaws {
   /// Creates both laws and checks what they declare (PluginError: a layout beyond the SDK's

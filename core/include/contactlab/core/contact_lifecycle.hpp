@@ -20,10 +20,9 @@
 #include "contactlab/core/body_system.hpp"
 #include "contactlab/core/contact_forces.hpp"
 #include "contactlab/core/contact_pipeline.hpp"
+#include "contactlab/core/observers.hpp"
 
 namespace contactlab::core {
-
-class Recorder;
 
 /// One contact between its birth and its death (host-owned per-contact storage).
 struct LivingContact {
@@ -43,11 +42,9 @@ struct ContactLifecycleStatistics {
 
 class ContactLifecycle {
  public:
-  /// `contacts` is the run's contact set.
-  ContactLifecycle(const Scene& scene, const ContactLaws& laws, BodySystem& bodies,
-                   ContactForces& forces, const ContactSet& contacts);
-  /// Where the events go (may be null).
-  void set_recorder(Recorder* recorder) { recorder_ = recorder; }
+  /// `contacts` is the run's contact set; events go to `observers`.
+  ContactLifecycle(const ContactLaws& laws, BodySystem& bodies, ContactForces& forces,
+                   const ContactSet& contacts, ObserverList& observers);
 
   /// The living contacts' pairs in state order: what the pipeline must watch.
   std::span<const PairKey> watched() const { return order_; }
@@ -102,12 +99,11 @@ class ContactLifecycle {
   /// have continuous states) y rebuilt as [q; v; x] in the new layout.
   void relayout(std::vector<double>& y, const std::vector<PairKey>& born);
 
-  const Scene& scene_;
   const ContactLaws& laws_;
   BodySystem& bodies_;
   ContactForces& forces_;
   const ContactSet& contacts_;
-  Recorder* recorder_ = nullptr;
+  ObserverList& observers_;
   std::size_t nq_nv_ = 0;  ///< nq + nv: where x starts in y
   std::size_t nx_ = 0;
   std::unordered_map<PairKey, LivingContact> living_;

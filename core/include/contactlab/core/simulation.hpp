@@ -1,12 +1,12 @@
 // The simulation: the orchestrator behind the OdeView the integrators drive. It owns the run's
 // pieces — the bodies (BodySystem), the contact pipeline (q → contact set), the contact laws and
 // their force assembly (ContactForces), the contacts' life cycle (ContactLifecycle) — and the
-// state y = [q; v; x] between them; the recorder and an observer see the output times.
+// state y = [q; v; x] between them, and delivers typed events and output samples to its
+// observers (SimulationObserver; the recorder and the metrics are two).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -15,31 +15,17 @@
 #include "contactlab/core/contact_forces.hpp"
 #include "contactlab/core/contact_lifecycle.hpp"
 #include "contactlab/core/contact_pipeline.hpp"
+#include "contactlab/core/observers.hpp"
 #include "contactlab/core/scene.hpp"
 
 namespace contactlab::core {
 
-class Recorder;
-
-struct SimulationStatistics {
-  std::int64_t steps = 0;
-  std::int64_t rejected_steps = 0;
-  std::int64_t rhs_evaluations = 0;
-  std::int64_t narrow_phase_queries = 0;
-  std::int64_t events = 0;
-  std::int64_t impulses = 0;        ///< velocity jumps applied by impulsive laws
-  std::int64_t restarts = 0;        ///< integrator restarts after the host changed the state
-  std::int64_t located_events = 0;  ///< steps the integrator ended at a located event
-  double max_penetration_m = 0.0;
-  double broad_phase_s = 0.0, narrow_phase_s = 0.0, response_s = 0.0, dynamics_s = 0.0;
-};
-
-class Simulation final : public OdeView {
+class Simulation final : public OdeView, public RunView {
  public:
   Simulation(const Scene& scene, PluginRegistry& registry);
   ~Simulation() override;
 
-  const Scene& scene() const { return scene_; }
+  const Scene& scene() const override { return scene_; }
   std::vector<double> initial_state() const { return bodies_.initial_state(); }
 
   // --- OdeView ---
@@ -78,21 +64,19 @@ class Simulation final : public OdeView {
   /// contacts' pairs are always in it.
   void probe_contacts(std::span<const double> q, ContactSet& out);
 
-  SimulationStatistics statistics() const;
-  /// The counters of each narrow phase in the chain, in chain order.
-  std::vector<NarrowPhaseStatistics> narrow_phase_statistics() const {
+  SimulationStatistics statistics() const override;
+  std::vector<NarrowPhaseStatistics> narrow_phase_statistics() const override {
     return pipeline_.narrow_phase_statistics();
   }
   const ContactPipeline& pipeline() const { return pipeline_; }
   Integrator& integrator() { return *integrator_; }
 
-  /// Called at every output time (after the recorder), e.g. by tests that sample trajectories.
-  using Observer = std::function<void(double t, std::span<const double> y)>;
-  void set_observer(Observer observer) { observer_ = std::move(observer); }
+  /// Observers are called in the order added; each must outlive the run.
+  void add_observer(SimulationObserver& observer) { observers_.add(observer); }
 
-  /// Runs from 0 to scene.duration_s, writing through `recorder` (may be null); `stop` (may be
-  /// null) requests a clean stop. Throws SimulationError on failure.
-  IntegrationResult run(Recorder* recorder, const std::atomic<bool>* stop);
+  /// Runs from 0 to scene.duration_s; `stop` (may be null) requests a clean stop. Throws
+  /// SimulationError on failure.
+  IntegrationResult run(const std::atomic<bool>* stop = nullptr);
 
  private:
   /// Detection at the kinematics of the last bodies_.compute(): the pipeline's update, then the
@@ -101,6 +85,8 @@ class Simulation final : public OdeView {
   /// Loads at (t, y) into wrenches_ (gravity, the living contacts); when y_rate is not empty
   /// also the rates of the living contacts' continuous states; with `record` the samples_.
   void compute_forces(double t, std::span<const double> y, std::span<double> y_rate, bool record);
+  /// Evaluates what `needs` asks at (t, y) into a sample (charged to the recording share).
+  RunSample evaluate_sample(double t, std::span<const double> y, SampleNeeds needs);
   /// Time-grid helper for run(): whether t is an output time k·interval.
   bool on_output_grid(double t) const;
 
@@ -110,11 +96,13 @@ class Simulation final : public OdeView {
   std::shared_ptr<Integrator> integrator_;
   BodySystem bodies_;
   ContactForces forces_;
+  ObserverList observers_;
   ContactLifecycle lifecycle_;
 
   // Workspace (sized once; no allocation per evaluation after warm-up).
   std::vector<BodyWrench> wrenches_;  ///< per body: gravity and contact loads
   std::vector<ContactSample> samples_;
+  std::vector<BodyState> body_states_;
   std::vector<Pose> probe_poses_;
   // The state of the last event_values() call, whose detection step_completed() may reuse.
   double event_time_s_ = 0.0;
@@ -122,13 +110,13 @@ class Simulation final : public OdeView {
   std::int64_t event_detection_ = -1;
   std::uint64_t coupling_revision_ = 0;  ///< bumped at every birth or death of contacts
   std::vector<double> pending_y_;        ///< the state after a restart-requesting step_completed()
-  Recorder* recorder_ = nullptr;
-  Observer observer_;
+  SampleNeeds needs_;                    ///< the observers' needs, taken at the run's start
   const std::atomic<bool>* stop_ = nullptr;
 
   // Counters (the pieces keep theirs; statistics() gathers them).
   std::int64_t steps_ = 0, rhs_evaluations_ = 0, restarts_ = 0, located_events_ = 0;
   double response_s_ = 0.0, dynamics_s_ = 0.0;
+  RecordingShare recording_;  ///< wall_s: the samples' evaluation (callbacks: observers_)
 };
 
 }  // namespace contactlab::core
