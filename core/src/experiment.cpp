@@ -3,6 +3,7 @@
 
 #include <ctime>
 
+#include "contactlab/core/metrics.hpp"
 #include "contactlab/core/recorder.hpp"
 
 namespace contactlab::core {
@@ -31,11 +32,15 @@ fs::path default_run_directory(const std::string& experiment_name) {
 RunOutcome run_experiment(const Scene& scene, PluginRegistry& registry, const fs::path& directory,
                           const std::atomic<bool>* stop) {
   Simulation simulation(scene, registry);
-  Recorder recorder(directory, to_yaml(scene.resolved));
+  RunMetrics metrics;
+  Recorder recorder(directory, to_yaml(scene.resolved), &metrics);
+  // The metrics before the recorder: their values are final when it writes summary.json.
+  simulation.add_observer(metrics);
+  simulation.add_observer(recorder);
   RunOutcome outcome;
   outcome.directory = directory;
   try {
-    outcome.result = simulation.run(&recorder, stop);
+    outcome.result = simulation.run(stop);
   } catch (const std::exception& e) {
     recorder.fail(e.what());
     throw SimulationError(e.what());

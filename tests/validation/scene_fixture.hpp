@@ -56,11 +56,12 @@ inline RunRecord run(
     const std::function<void(core::Simulation&, double, std::span<const double>)>& observe = {}) {
   core::Simulation simulation(experiment.scene, experiment.registry);
   RunRecord record;
-  simulation.set_observer([&](double t, std::span<const double> y) {
+  core::OutputCallback sampler([&](double t, std::span<const double> y) {
     record.samples.push_back({t, std::vector<double>(y.begin(), y.end())});
     if (observe) observe(simulation, t, y);
   });
-  record.result = simulation.run(nullptr, nullptr);
+  simulation.add_observer(sampler);
+  record.result = simulation.run();
   record.statistics = simulation.statistics();
   return record;
 }

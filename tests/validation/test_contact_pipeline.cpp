@@ -105,7 +105,7 @@ Observed run_with_probes(const std::string& yaml, bool probe) {
   Observed observed;
   core::ContactSet trial_contacts;
   int k = 0;
-  simulation.set_observer([&](double t, std::span<const double> y) {
+  core::OutputCallback sampler([&](double t, std::span<const double> y) {
     observed.samples.push_back({t, std::vector<double>(y.begin(), y.end())});
     if (!probe) return;
     for (const double amplitude : {2e-2, 5e-4}) {
@@ -116,7 +116,8 @@ Observed run_with_probes(const std::string& yaml, bool probe) {
       observed.probe_pairs += static_cast<std::int64_t>(trial_contacts.pairs.size());
     }
   });
-  REQUIRE(simulation.run(nullptr, nullptr).status == IntegrationStatus::completed);
+  simulation.add_observer(sampler);
+  REQUIRE(simulation.run().status == IntegrationStatus::completed);
   observed.statistics = simulation.statistics();
   observed.narrow_phase = simulation.narrow_phase_statistics();
   observed.probe_queries = simulation.pipeline().statistics().probe_queries;

@@ -58,12 +58,20 @@ FinalState run_to_end(const ShortScene& scene_file) {
                             scene_file.overrides, registry);
   core::Simulation simulation(scene, registry);
   FinalState final_state;
-  simulation.set_observer([&](double t, std::span<const double> y) {
-    final_state.t = t;
-    final_state.y.assign(y.begin(), y.end());
-    ++final_state.outputs;
-  });
-  const IntegrationResult result = simulation.run(nullptr, nullptr);
+  /// Keeps the state of the last output time (the initial state counts as the first).
+  struct LastOutput final : core::SimulationObserver {
+    FinalState* final_state;
+    explicit LastOutput(FinalState& state) : final_state(&state) {}
+    void keep(const core::RunSample& sample) {
+      final_state->t = sample.time_s;
+      final_state->y.assign(sample.state.begin(), sample.state.end());
+      ++final_state->outputs;
+    }
+    void on_initial_state(const core::RunSample& sample) override { keep(sample); }
+    void on_output(const core::RunSample& sample) override { keep(sample); }
+  } last_output(final_state);
+  simulation.add_observer(last_output);
+  const IntegrationResult result = simulation.run();
   REQUIRE(result.status == IntegrationStatus::completed);
   final_state.steps = simulation.statistics().steps;
   final_state.events = simulation.statistics().events;

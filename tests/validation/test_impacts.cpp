@@ -130,7 +130,7 @@ TEST_CASE("newton's cradle: momentum conserved within 1e-9 and passed to the far
   core::Simulation simulation(scene, registry);
   std::vector<double> last;
   double p0 = -1.0, worst = 0.0, energy0 = 0.0, energy_drift = 0.0;
-  simulation.set_observer([&](double, std::span<const double> y) {
+  core::OutputCallback sampler([&](double, std::span<const double> y) {
     double momentum = 0.0;
     for (std::size_t b = 0; b < 5; ++b) momentum += simulation.body_state(b, y).v_WCm.x();
     const double energy = simulation.total_energy(y);
@@ -142,7 +142,8 @@ TEST_CASE("newton's cradle: momentum conserved within 1e-9 and passed to the far
     energy_drift = std::max(energy_drift, std::abs(energy - energy0) / energy0);
     last.assign(y.begin(), y.end());
   });
-  simulation.run(nullptr, nullptr);
+  simulation.add_observer(sampler);
+  simulation.run();
   std::vector<double> velocity(5);
   for (std::size_t b = 0; b < 5; ++b) velocity[b] = simulation.body_state(b, last).v_WCm.x();
   std::printf(

@@ -52,7 +52,8 @@ std::vector<Event> events_of(const std::string& yaml, const std::string& name,
   core::Simulation simulation(experiment.scene, experiment.registry);
   {
     core::Recorder recorder(directory, yaml);
-    const IntegrationResult result = simulation.run(&recorder, nullptr);
+    simulation.add_observer(recorder);
+    const IntegrationResult result = simulation.run();
     REQUIRE(result.status == IntegrationStatus::completed);
   }
   statistics = simulation.statistics();

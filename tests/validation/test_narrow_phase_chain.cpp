@@ -40,7 +40,7 @@ integrator: { type: rk4, params: { step_s: 1.0e-4 } }
 std::vector<std::int64_t> queries_per_member(const std::string& narrow_phase) {
   Experiment experiment(two_pairs(narrow_phase));
   core::Simulation simulation(experiment.scene, experiment.registry);
-  REQUIRE(simulation.run(nullptr, nullptr).status == IntegrationStatus::completed);
+  REQUIRE(simulation.run().status == IntegrationStatus::completed);
   std::vector<std::int64_t> out;
   std::int64_t total = 0;
   for (const NarrowPhaseStatistics& s : simulation.narrow_phase_statistics()) {

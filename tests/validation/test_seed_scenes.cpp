@@ -40,8 +40,10 @@ void run_scene(
     const core::Scene& scene, core::PluginRegistry& registry,
     const std::function<void(core::Simulation&, double, std::span<const double>)>& observe) {
   core::Simulation simulation(scene, registry);
-  simulation.set_observer([&](double t, std::span<const double> y) { observe(simulation, t, y); });
-  const IntegrationResult result = simulation.run(nullptr, nullptr);
+  core::OutputCallback sampler(
+      [&](double t, std::span<const double> y) { observe(simulation, t, y); });
+  simulation.add_observer(sampler);
+  const IntegrationResult result = simulation.run();
   REQUIRE(result.status == IntegrationStatus::completed);
 }
 
@@ -62,7 +64,7 @@ SpinHistory rattleback(const std::vector<std::string>& overrides) {
   REQUIRE(body < scene.bodies.size());
   core::Simulation simulation(scene, registry);
   SpinHistory history;
-  simulation.set_observer([&](double t, std::span<const double> y) {
+  core::OutputCallback sampler([&](double t, std::span<const double> y) {
     const double w_z = simulation.body_state(body, y).w_WB.z();
     if (history.first_reversal_s < 0.0 && !history.w_z.empty() &&
         (w_z < 0.0) != (history.w_z.front() < 0.0))
@@ -70,7 +72,8 @@ SpinHistory rattleback(const std::vector<std::string>& overrides) {
     history.t.push_back(t);
     history.w_z.push_back(w_z);
   });
-  const IntegrationResult result = simulation.run(nullptr, nullptr);
+  simulation.add_observer(sampler);
+  const IntegrationResult result = simulation.run();
   REQUIRE(result.status == IntegrationStatus::completed);
   return history;
 }
@@ -390,7 +393,7 @@ TEST_CASE(
          (warm ? "true" : "false") + "}}]"},
         registry);
     core::Simulation simulation(scene, registry);
-    simulation.set_observer([&](double, std::span<const double> y) {
+    core::OutputCallback sampler([&](double, std::span<const double> y) {
       std::vector<double> state;
       for (std::size_t b = 0; b < 4; ++b) {
         const auto body = simulation.body_state(b, y);
@@ -401,7 +404,8 @@ TEST_CASE(
       }
       states[warm].push_back(std::move(state));
     });
-    REQUIRE(simulation.run(nullptr, nullptr).status == IntegrationStatus::completed);
+    simulation.add_observer(sampler);
+    REQUIRE(simulation.run().status == IntegrationStatus::completed);
     const auto statistics = simulation.narrow_phase_statistics();
     REQUIRE(statistics.size() == 1);
     mean_iterations[warm] = static_cast<double>(statistics[0].total_iterations) /

@@ -181,8 +181,9 @@ HostRun run_host(core::PluginRegistry& registry, const std::string& yaml, bool e
       fs::remove_all(directory);
       {
         core::Recorder recorder(directory, yaml);
+        simulation.add_observer(recorder);
         const auto start = std::chrono::steady_clock::now();
-        run.result = simulation.run(&recorder, nullptr);
+        run.result = simulation.run();
         run.wall_s = seconds_since(start);
       }
       std::ifstream in(directory / "events.csv");
@@ -198,7 +199,7 @@ HostRun run_host(core::PluginRegistry& registry, const std::string& yaml, bool e
       fs::remove_all(directory);
     } else {
       const auto start = std::chrono::steady_clock::now();
-      run.result = simulation.run(nullptr, nullptr);
+      run.result = simulation.run();
       run.wall_s = seconds_since(start);
     }
     run.ok = run.result.status == IntegrationStatus::completed;

@@ -225,7 +225,7 @@ EngineRun run_contactlab(core::PluginRegistry& registry, const SceneSpec& spec,
     if (scene.bodies[b].moves()) spheres.push_back(b);
   const double mass = spec.mass(), inertia = 0.4 * mass * spec.radius * spec.radius;
   double sample_s = 0.0;  // time spent in the observer, not counted
-  simulation.set_observer([&](double t, std::span<const double> y) {
+  core::OutputCallback sampler([&](double t, std::span<const double> y) {
     const auto start = std::chrono::steady_clock::now();
     Sample s;
     s.t = t;
@@ -240,12 +240,13 @@ EngineRun run_contactlab(core::PluginRegistry& registry, const SceneSpec& spec,
     run.samples.push_back(s);
     sample_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   });
+  simulation.add_observer(sampler);
   std::atomic<bool> stop{false};
   IntegrationResult result;
   const auto start = std::chrono::steady_clock::now();
   {
     Watchdog watchdog(stop, budget_s);
-    result = simulation.run(nullptr, &stop);
+    result = simulation.run(&stop);
   }
   run.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - sample_s;
