@@ -75,7 +75,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "branchless_hull_scan: a vertex maximising d·x, the SDK scan's where the maximum is unique; "
+    "branchless_hull_scan: a vertex maximising d·x, the SDK scan's where the maximum is unique, "
+    "and "
     "of tied vertices the first odd-numbered one before any even-numbered one but 0 (exact)") {
   std::mt19937_64 rng(30);
   const auto hulls = test_hulls(rng);

@@ -126,7 +126,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "voronoi closest point: a tetrahedron holding the origin is enclosed; one that does not gives "
+    "voronoi closest point: a tetrahedron holding the origin is enclosed, and one that does not "
+    "gives "
     "its nearest face's reference closest point within 1e-12") {
   using namespace contactlab::geometry::voronoi;
   std::mt19937_64 rng(2030);
