@@ -1,5 +1,6 @@
 // aabb_tree broad phase: a dynamic bounding-volume tree over fattened boxes, with a persistent
-// set of candidate pairs that only the proxies which left their fat box update.
+// set of candidate pairs that only the proxies which left their fat box update. This class is the
+// adapter (proxies, unbounded boxes, pairs); the tree is aabb_tree.hpp, usable without it.
 //
 // The ideas, from the libraries and papers that established them:
 //  - Fat leaves (Box2D b2DynamicTree, Bullet btDbvt): a leaf holds its proxy's box enlarged by a
@@ -53,34 +54,9 @@
 #include <contactlab/broad_phase.hpp>
 #include <contactlab/parameters.hpp>
 
+#include "aabb_tree.hpp"
+
 namespace contactlab::plugins {
-
-namespace aabb_tree {
-
-/// Closed axis-aligned box in double precision: the exact and the fat box of a proxy.
-struct Box {
-  double lo[3];
-  double hi[3];
-};
-
-/// A box rounded outwards to float, as stored in the tree.
-struct TreeBox {
-  float lo[3];
-  float hi[3];
-};
-
-/// An internal node of the tree, 64 bytes: the boxes and references of its two children, its
-/// parent and its height (1 + the larger child height; a leaf has height 0). A child reference
-/// c >= 0 is an internal node, c < 0 the leaf of proxy ~c. A free node has height −1 and
-/// `parent` links the free list.
-struct Node {
-  TreeBox box[2];
-  std::int32_t child[2];
-  std::int32_t parent;
-  std::int32_t height;
-};
-
-}  // namespace aabb_tree
 
 class AabbTreeBroadPhase final : public BroadPhase {
  public:
@@ -113,10 +89,8 @@ class AabbTreeBroadPhase final : public BroadPhase {
  private:
   using Box = aabb_tree::Box;
   using TreeBox = aabb_tree::TreeBox;
-  using Node = aabb_tree::Node;
 
-  static constexpr std::int32_t no_node = -1;  ///< a missing parent or free-list end
-  static constexpr std::int32_t no_ref = std::numeric_limits<std::int32_t>::min();  ///< empty tree
+  static constexpr std::int32_t no_slot = -1;  ///< unbounded_slot_ of a proxy not in unbounded_
 
   // Per-proxy flags (flags_).
   static constexpr std::uint8_t live_flag = 1;  ///< the id names a live proxy
@@ -129,30 +103,11 @@ class AabbTreeBroadPhase final : public BroadPhase {
   const Box& live_exact(ProxyId id, const char* operation) const;
   Box fatten(const Box& box) const;
   void mark_dirty(ProxyId id);
+  /// Puts a live proxy into the tree, or into unbounded_ when its fat box does not fit the tree.
   void attach(ProxyId id);
+  /// Takes a proxy out of the tree or unbounded_, wherever it is.
   void detach(ProxyId id);
 
-  // Tree maintenance; a "ref" is a child reference as in Node::child.
-  std::int32_t allocate_node();
-  void free_node(std::int32_t node);
-  std::int32_t height_of(std::int32_t ref) const;
-  void set_parent(std::int32_t ref, std::int32_t parent);
-  void update_height(std::int32_t node);
-  /// The box of internal node `node` (held by its parent, or the union of its children's boxes
-  /// for the root).
-  TreeBox node_box(std::int32_t node) const;
-  /// Inserts the leaf of `id` with its fat box into the subtree of `start` (no_node: the root).
-  void insert_leaf(ProxyId id, std::int32_t start);
-  /// Removes the leaf of `id`; returns its former grandparent (no_node if none).
-  std::int32_t remove_leaf(ProxyId id);
-  /// Moves the leaf of `id` to its new fat box.
-  void reinsert_leaf(ProxyId id);
-  /// Makes the best area-reducing swap of a child and a grandchild of `node`; true if it swapped.
-  bool rotate(std::int32_t node);
-
-  /// Calls visit(id) for every leaf whose box overlaps `box`.
-  template <class Visit>
-  void query(const TreeBox& box, Visit&& visit);
   /// Adds a candidate pair to pairs_, and to `out` if the exact boxes overlap.
   void add_pair(ProxyId a, ProxyId b, std::vector<ProxyPair>& out);
   /// pairs_ from scratch (after rebuild_tree).
@@ -163,37 +118,16 @@ class AabbTreeBroadPhase final : public BroadPhase {
   void sort_dirty();
   /// Rebuilds the tree from scratch over every live proxy (and the unbounded list).
   void rebuild_tree();
-  /// Builds the subtree over build_[begin, end) below `parent`; returns its ref and box.
-  std::int32_t build(std::size_t begin, std::size_t end, std::int32_t parent, int depth,
-                     TreeBox& box);
 
   double fat_margin_m_;
   double fat_margin_relative_;
 
-  // Tree.
-  std::vector<Node> nodes_;
-  std::int32_t root_ = no_ref;
-  std::int32_t free_list_ = no_node;
-  std::vector<std::int32_t> stack_;  ///< query traversal (sized, not pushed)
-  struct SelfTask {                  ///< self traversal: a == b for all pairs within subtree a
-    std::int32_t a;
-    std::int32_t b;
-    TreeBox box_a;
-    TreeBox box_b;
-  };
-  std::vector<SelfTask> self_stack_;
-  struct BuildItem {  ///< a leaf for build()
-    TreeBox box;
-    float centre[3];
-    ProxyId id;
-  };
-  std::vector<BuildItem> build_;
+  aabb_tree::Tree tree_;
 
   // Proxies, indexed by id.
-  std::vector<Box> exact_;          ///< the box given by the host
-  std::vector<Box> fat_;            ///< the fat box
-  std::vector<std::int32_t> slot_;  ///< parent node of the leaf (no_node: the root), or the
-                                    ///< index in unbounded_ when unbounded
+  std::vector<Box> exact_;                    ///< the box given by the host
+  std::vector<Box> fat_;                      ///< the fat box
+  std::vector<std::int32_t> unbounded_slot_;  ///< the index in unbounded_ (no_slot: not there)
   std::vector<std::uint8_t> flags_;
   std::vector<ProxyId> unbounded_;    ///< live proxies outside the tree
   std::vector<ProxyId> dirty_ids_;    ///< ids with dirty_flag set
