@@ -23,8 +23,8 @@ struct ColdStart {
   int count;  // set with the points (begin_cold())
   Vec3 d_A;
   // A face certificate's answer (face_step()): the vertex pairs of the face's corners with the
-  // other hull's vertex, packed as the cache keeps them (kCacheCount), and how many (0: none).
-  std::array<double, 4> face_pairs;
+  // other hull's vertex (WarmStart::vertex_pairs), and how many (0: none).
+  std::array<VertexPair, 4> face_pairs;
   int face_pair_count = 0;
   // A penetration certificate's answer (penetration_at_face()): the depth (> 0) and the
   // contact normal from A to B, the witnesses in points[0].a and points[0].b.
@@ -58,7 +58,7 @@ inline bool first_support(CoreDifference& difference, const SupportPoint& p, dou
 // it (with Solver::solve's scale): true when its stopping rule holds at once (the first support is
 // the closest point: a vertex–vertex contact), which needs no solver set-up; otherwise the support
 // point it took joins `start` when it lowers |v|, and the solver goes on exactly as gjk() would.
-// Run in query(), whose frame is small: the set-up of solve_pair()'s was a fifth of such a query.
+// Run in query(), whose frame is small: such a query needs none of solve_pair()'s set-up.
 inline bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double sweep,
                                  double tolerance, QueryCounters& counters) {
   const SupportPoint& p = start.points[0];

@@ -42,8 +42,8 @@ inline Vec3 box_core_half_extents(const Shape& box) {
   return box.half_extents_m - Vec3::Constant(box.smoothing_radius_m);
 }
 
-// Shapes whose cores have finite vertex sets the warm start can name (kCacheCount): the number
-// of vertices, 0 for other shapes.
+// Shapes whose cores have finite vertex sets the warm start can name (WarmStart::vertex_pairs): the
+// number of vertices, 0 for other shapes.
 inline std::uint32_t named_vertices(const Shape& shape) {
   if (shape.type == ShapeType::box) return 8;
   if (shape.type == ShapeType::convex_hull && shape.hull != nullptr)
@@ -118,9 +118,8 @@ class CoreSupport {
       return box_corner(box_half_extents_, d_G);
     }
     if (shape_.type == ShapeType::cylinder) {
-      // core_support's form with a plain square root for std::hypot (a fifth to a quarter of the
-      // time of a cold cylinder query went to hypot's overflow care, which directions of M's
-      // scale do not need).
+      // core_support's form with a plain square root for std::hypot (hypot's overflow care,
+      // which directions of M's scale do not need, was a large part of a cold cylinder query).
       const double radius = shape_.radius_m - shape_.smoothing_radius_m;
       const double radial2 = d_G.x() * d_G.x() + d_G.y() * d_G.y();
       const double z =
@@ -138,7 +137,7 @@ class CoreSupport {
   std::uint32_t last_vertex() const { return vertex_; }
   /// A hull large enough to be climbed (the SDK scans smaller ones, where a start vertex is moot).
   bool is_hull() const { return climb_; }
-  /// A hull large enough for jump() to pay (measured: 256 vertices gain, 32 lose a little).
+  /// A hull large enough for jump() to pay (kJumpFrom: large hulls gain, small ones lose).
   bool jumps() const { return climb_ && hull_->vertex_count >= kJumpFrom; }
   bool is_box() const { return shape_.type == ShapeType::box; }
   /// Whether the core's point nearest to any point has a closed form (nearest()): a box's, the
