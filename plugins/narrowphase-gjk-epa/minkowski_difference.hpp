@@ -105,7 +105,7 @@ class CoreDifference {
     // Polytope cores (box, hull, point, segment) have no curvature: their rotations into B's
     // frame and the call are skipped.
     if (curved_a_) {
-      if (a_.shape().type == ShapeType::cylinder) {
+      if (a_.is_cylinder()) {
         const Shape& a = a_.shape();
         add_rim_support_derivative(a.radius_m - a.smoothing_radius_m, d_A,
                                    Vec3(d_A.y(), -d_A.x(), 0.0), t1, t2, q11, q12, q22);
@@ -115,7 +115,7 @@ class CoreDifference {
     }
     if (curved_b_) {
       const Vec3 d_B = -(R_BA_ * d_A);
-      if (b_.shape().type == ShapeType::cylinder) {
+      if (b_.is_cylinder()) {
         // The rim's q_B = (d_B.y, −d_B.x, 0) seen in A (R_AB·q_B), instead of t1 and t2 in B.
         const Vec3 q_A = X_AB_.R.col(0) * d_B.y() - X_AB_.R.col(1) * d_B.x();
         const Shape& b = b_.shape();
@@ -150,8 +150,8 @@ class CoreDifference {
   bool a_has_faces() const { return a_.has_faces(); }
   bool a_is_box() const { return a_.is_box(); }
   bool b_is_box() const { return b_.is_box(); }
-  bool a_is_cylinder() const { return a_.shape().type == ShapeType::cylinder; }
-  bool b_is_cylinder() const { return b_.shape().type == ShapeType::cylinder; }
+  bool a_is_cylinder() const { return a_.is_cylinder(); }
+  bool b_is_cylinder() const { return b_.is_cylinder(); }
   /// A hull among the cores (vertex pairs name points of M: WarmStart::vertex_pairs).
   bool has_hull() const {
     return a_.shape().type == ShapeType::convex_hull || b_.shape().type == ShapeType::convex_hull;
