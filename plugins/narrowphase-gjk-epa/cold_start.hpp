@@ -1,5 +1,5 @@
-// A cold start between polytope cores, begun in GjkEpaNarrowPhase::query() (ColdStart), and
-// GJK's first iteration from its one point, which the certificates start from.
+// The one-point start the certificates work from (ColdStart, first_steps.hpp's certify()), and
+// GJK's first iteration from its point.
 #pragma once
 
 #include <algorithm>
@@ -15,9 +15,10 @@
 
 namespace contactlab::plugins::gjk_epa {
 
-// A cold start between polytope cores, begun in query(): the support along the line from M's
-// interior point to the origin (direction d_A) and, when GJK's first iteration kept it, the support
-// that iteration took (cold_first_iteration()).
+// The point of M the certificates start from (points[0]: a warm support, a cached closest pair,
+// or a cold start's support along the line from M's interior point to the origin, direction d_A)
+// and, when GJK's first iteration kept it, the support that iteration took (points[1],
+// cold_first_iteration()); with the answer a certificate wrote, or what it left for GJK and EPA.
 struct ColdStart {
   std::array<SupportPoint, 2> points;
   int count;  // set with the points (begin_cold())
