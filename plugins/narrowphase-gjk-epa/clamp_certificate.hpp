@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <limits>
 
+#include <optional>
+
+#include "certificate.hpp"
 #include "cold_start.hpp"
 
 namespace contactlab::plugins::gjk_epa {
@@ -24,11 +27,8 @@ namespace contactlab::plugins::gjk_epa {
 // GJK. With two clampable cores the steps clamp into A and into B in turn. Starts from the support
 // point `from`; `scale` is the problem's size (as Solver::solve's).
 // Where a face of M holds the closest point (a vertex over a face), GJK needs four or five
-// supports to find three of its corners; the clamp takes one or two. Callgrind per query,
-// benchmark face poses, cold: box–box separated 4,663 → 1,118 (mean iterations 4.9 → 1.0, the
-// start's support not counted), box–hull32 separated 7,716 → 1,788 (5.8 → 1.3); warm (GJK's
-// three cached directions before): 2,132 → 1,171 and 2,746 → 1,465. Default (vertex–vertex)
-// poses, cold: 1,224 → 1,216 and 3,784 → 3,462.
+// supports to find three of its corners; the clamp takes one or two (measurements:
+// tools/bench/narrow_phase_history.md, gjk_epa).
 constexpr int kClampSteps = 3;
 inline bool clamp_certificate(CoreDifference& difference, const SupportPoint& from, double scale,
                               double tolerance, QueryCounters& counters, SupportPoint& out) {
@@ -80,5 +80,13 @@ inline bool clamp_step(CoreDifference& difference, ColdStart& start, double swee
   start.points[0] = start.points[1];
   return true;
 }
+
+// The clamp certificate's entry point (certificate.hpp).
+struct ClampCertificate {
+  std::optional<Certified> try_certify(const PairInputs& in, ColdStart& start) const {
+    if (!clamp_step(in.difference, start, in.sweep, in.tolerance, in.counters)) return std::nullopt;
+    return certified_at(start);
+  }
+};
 
 }  // namespace contactlab::plugins::gjk_epa

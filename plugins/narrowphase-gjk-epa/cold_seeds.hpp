@@ -16,13 +16,12 @@ namespace contactlab::plugins::gjk_epa {
 // A cold start between a hull and a hull or a box: EPA's seeds are the points of M next to the
 // first support p0 (one vertex of A or of B moved to a neighbour) highest along p0's direction,
 // the centre difference, near which the contact lies: the ring of M's vertices around the contact
-// that EPA would otherwise find one support at a time (cold hull256 pairs: 24 iterations without,
-// 10 with). Any vertex pair is a point of M, so the seeds keep EPA exact wherever the contact is
-// (see kCacheCount). Computed only when EPA runs (fill()).
+// that EPA would otherwise find one support at a time (on cold hull256 pairs, less than half the
+// iterations). Any vertex pair is a point of M, so the seeds keep EPA exact wherever the contact is
+// (see WarmStart::vertex_pairs). Computed only when EPA runs (fill()).
 struct ColdSeeds {
-  // 4 seeds, 6 with a hull of kJumpFrom vertices or more (callgrind per cold query, hull256
-  // pairs: 46,551 with 2, 35,223 with 4, 31,803 with 6, 31,588 with 8; box–hull32: 18,283,
-  // 17,831, 19,659, 21,908).
+  // 4 seeds, 6 with a hull of kJumpFrom vertices or more: more seeds pay on large hulls only
+  // (tools/bench/narrow_phase_history.md, gjk_epa).
   static constexpr int kSeeds = 6;
 
   ColdSeeds(const Shape& a, const Shape& b, const Pose& X_AB, const CoreDifference& difference,

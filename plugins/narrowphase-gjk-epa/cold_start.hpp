@@ -1,5 +1,5 @@
-// A cold start between polytope cores, begun in GjkEpaNarrowPhase::query() (ColdStart), and
-// GJK's first iteration from its one point, which the certificates start from.
+// The one-point start the certificates work from (ColdStart, first_steps.hpp's certify()), and
+// GJK's first iteration from its point.
 #pragma once
 
 #include <algorithm>
@@ -15,16 +15,17 @@
 
 namespace contactlab::plugins::gjk_epa {
 
-// A cold start between polytope cores, begun in query(): the support along the line from M's
-// interior point to the origin (direction d_A) and, when GJK's first iteration kept it, the support
-// that iteration took (cold_first_iteration()).
+// The point of M the certificates start from (points[0]: a warm support, a cached closest pair,
+// or a cold start's support along the line from M's interior point to the origin, direction d_A)
+// and, when GJK's first iteration kept it, the support that iteration took (points[1],
+// cold_first_iteration()); with the answer a certificate wrote, or what it left for GJK and EPA.
 struct ColdStart {
   std::array<SupportPoint, 2> points;
   int count;  // set with the points (begin_cold())
   Vec3 d_A;
   // A face certificate's answer (face_step()): the vertex pairs of the face's corners with the
-  // other hull's vertex, packed as the cache keeps them (kCacheCount), and how many (0: none).
-  std::array<double, 4> face_pairs;
+  // other hull's vertex (WarmStart::vertex_pairs), and how many (0: none).
+  std::array<VertexPair, 4> face_pairs;
   int face_pair_count = 0;
   // A penetration certificate's answer (penetration_at_face()): the depth (> 0) and the
   // contact normal from A to B, the witnesses in points[0].a and points[0].b.
@@ -58,7 +59,7 @@ inline bool first_support(CoreDifference& difference, const SupportPoint& p, dou
 // it (with Solver::solve's scale): true when its stopping rule holds at once (the first support is
 // the closest point: a vertex–vertex contact), which needs no solver set-up; otherwise the support
 // point it took joins `start` when it lowers |v|, and the solver goes on exactly as gjk() would.
-// Run in query(), whose frame is small: the set-up of solve_pair()'s was a fifth of such a query.
+// Run in query(), whose frame is small: such a query needs none of solve_pair()'s set-up.
 inline bool cold_first_iteration(CoreDifference& difference, ColdStart& start, double sweep,
                                  double tolerance, QueryCounters& counters) {
   const SupportPoint& p = start.points[0];

@@ -10,8 +10,8 @@
 
 #include <contactlab/shapes.hpp>
 
+#include "cache_entry.hpp"
 #include "signed_volumes.hpp"
-#include "warm_start_layout.hpp"
 
 namespace contactlab::plugins::gjk_epa {
 
@@ -23,13 +23,14 @@ struct CoreContact {
   Vec3 point_b = Vec3::Zero();  // on B's core
   std::array<Vec3, 4> warm_directions;
   int warm_count = 0;
-  // Hull–hull and hull–box pairs after EPA: points of M as packed vertex pairs (kCacheCount), the
-  // face's three, the polytope's lowest along the normal, then those of the live faces nearest
+  // Hull–hull and hull–box pairs after EPA: points of M as vertex pairs (WarmStart::vertex_pairs),
+  // the face's three, the polytope's lowest along the normal, then those of the live faces nearest
   // to the origin. With warm_pair_count > 0 they replace warm_directions in the cache.
-  std::array<double, kMaxWarmPairs> warm_pairs{};
+  std::array<VertexPair, kMaxWarmPairs> warm_pairs{};
   int warm_pair_count = 0;
   // Separated cores whose closest point of M is one point of GJK's (one_point_contact()): the
-  // witnesses are points of the cores, cached as a pair between polytope cores (kCacheOnePoint),
+  // witnesses are points of the cores, cached as a pair between polytope cores
+  // (WarmStart::closest_pair),
   // with the hull vertices they are (SupportPoint::vertex_a, vertex_b).
   bool one_point = false;
   std::uint32_t vertex_a = 0;
@@ -37,8 +38,7 @@ struct CoreContact {
 };
 
 // R·x + t written out. Eigen's assignment of that expression, instantiated at several places in
-// GjkEpaNarrowPhase::query(), was compiled out of line there (a call per point, about 30
-// instructions per query more).
+// GjkEpaNarrowPhase::query(), was compiled out of line there (a call per point).
 [[gnu::always_inline]] inline Vec3 affine(const Mat3& R, const Vec3& x, const Vec3& t) {
   return Vec3(R(0, 0) * x.x() + R(0, 1) * x.y() + R(0, 2) * x.z() + t.x(),
               R(1, 0) * x.x() + R(1, 1) * x.y() + R(1, 2) * x.z() + t.y(),

@@ -42,8 +42,8 @@ inline Vec3 box_core_half_extents(const Shape& box) {
   return box.half_extents_m - Vec3::Constant(box.smoothing_radius_m);
 }
 
-// Shapes whose cores have finite vertex sets the warm start can name (kCacheCount): the number
-// of vertices, 0 for other shapes.
+// Shapes whose cores have finite vertex sets the warm start can name (WarmStart::vertex_pairs): the
+// number of vertices, 0 for other shapes.
 inline std::uint32_t named_vertices(const Shape& shape) {
   if (shape.type == ShapeType::box) return 8;
   if (shape.type == ShapeType::convex_hull && shape.hull != nullptr)
@@ -89,70 +89,109 @@ struct CoreFace {
   std::array<std::uint32_t, 4> ids;  // hull vertices or box corner numbers (corner_id())
 };
 
-// Support mapping of one shape's core in its own frame G. Boxes, and hulls through a hill climb
-// that starts at the vertex found last, get their own paths; the other shapes use the SDK's
-// core_support. Successive GJK and EPA directions are close, so the climb from the last vertex
+// The kinds of core a support mapping has its own path for (CoreSupport::kind()), chosen once per
+// query from the shape's type: the support along each direction then dispatches on the kind, never
+// on the shape's type again.
+enum class CoreKind : std::uint8_t {
+  point,         // a sphere's core, its centre
+  segment,       // a capsule's core, its axis
+  box,           // corners by the signs of the direction (box_corner)
+  climbed_hull,  // a hull of kHullClimbFrom vertices or more, with adjacency: a hill climb
+  scanned_hull,  // a smaller hull (or one without adjacency): the SDK's scan
+  cylinder,      // the rim point along the direction's radial part
+  other,         // ellipsoid, cone, beam: the SDK's core_support
+};
+
+// Support mapping of one shape's core in its own frame G, its path chosen once (CoreKind). Hulls
+// climb from the vertex found last: successive GJK and EPA directions are close, so the climb
 // usually takes one or two steps instead of the O(√n) from vertex 0 (the warm start of Bullet's
 // and Coal's hull supports); a climb is exact from any start vertex (see hull_support_vertex).
 class CoreSupport {
  public:
   CoreSupport(const Shape& shape, std::uint32_t start_vertex) : shape_(shape) {
-    if (shape.type == ShapeType::box) {
-      box_half_extents_ = box_core_half_extents(shape);
-    } else if (shape.type == ShapeType::convex_hull && shape.hull != nullptr &&
-               shape.hull->vertex_count > 0) {
-      hull_ = shape.hull;
-      vertex_ = start_vertex < hull_->vertex_count ? start_vertex : 0;
-      climb_ = hull_->neighbor_offsets != nullptr && hull_->neighbors != nullptr &&
-               hull_->vertex_count >= kHullClimbFrom;
+    switch (shape.type) {
+      case ShapeType::sphere:
+        kind_ = CoreKind::point;
+        break;
+      case ShapeType::capsule:
+        kind_ = CoreKind::segment;
+        half_length_ = shape.half_length_m;
+        break;
+      case ShapeType::box:
+        kind_ = CoreKind::box;
+        box_half_extents_ = box_core_half_extents(shape);
+        break;
+      case ShapeType::cylinder:
+        kind_ = CoreKind::cylinder;
+        radius_ = shape.radius_m - shape.smoothing_radius_m;
+        half_length_ = shape.half_length_m - shape.smoothing_radius_m;
+        break;
+      case ShapeType::convex_hull:
+        if (shape.hull != nullptr && shape.hull->vertex_count > 0) {
+          hull_ = shape.hull;
+          vertex_ = start_vertex < hull_->vertex_count ? start_vertex : 0;
+          const bool climb = hull_->neighbor_offsets != nullptr && hull_->neighbors != nullptr &&
+                             hull_->vertex_count >= kHullClimbFrom;
+          kind_ = climb ? CoreKind::climbed_hull : CoreKind::scanned_hull;
+        }
+        break;
+      default:
+        break;
     }
   }
 
   [[gnu::always_inline]] Vec3 operator()(const Vec3& d_G) {
-    if (hull_ != nullptr) {
-      vertex_ = climb_ ? hull_climb_vertex(*hull_, d_G, vertex_)  // vertex_ is kept valid
-                       : hull_support_vertex(*hull_, d_G, vertex_);
-      return hull_->vertices[vertex_];
-    }
-    if (shape_.type == ShapeType::box) {
-      return box_corner(box_half_extents_, d_G);
-    }
-    if (shape_.type == ShapeType::cylinder) {
-      // core_support's form with a plain square root for std::hypot (a fifth to a quarter of the
-      // time of a cold cylinder query went to hypot's overflow care, which directions of M's
-      // scale do not need).
-      const double radius = shape_.radius_m - shape_.smoothing_radius_m;
-      const double radial2 = d_G.x() * d_G.x() + d_G.y() * d_G.y();
-      const double z =
-          (d_G.z() < 0.0 ? -1.0 : 1.0) * (shape_.half_length_m - shape_.smoothing_radius_m);
-      if (!(radial2 > 0.0) || !std::isfinite(radial2)) return core_support(shape_, d_G);
-      const double k = radius / std::sqrt(radial2);
-      return Vec3(k * d_G.x(), k * d_G.y(), z);
+    switch (kind_) {
+      case CoreKind::climbed_hull:
+        vertex_ = hull_climb_vertex(*hull_, d_G, vertex_);  // vertex_ is kept valid
+        return hull_->vertices[vertex_];
+      case CoreKind::scanned_hull:
+        vertex_ = hull_support_vertex(*hull_, d_G, vertex_);
+        return hull_->vertices[vertex_];
+      case CoreKind::box:
+        return box_corner(box_half_extents_, d_G);
+      case CoreKind::cylinder: {
+        // core_support's form with a plain square root for std::hypot (hypot's overflow care,
+        // which directions of M's scale do not need, was a large part of a cold cylinder query).
+        const double radial2 = d_G.x() * d_G.x() + d_G.y() * d_G.y();
+        const double z = (d_G.z() < 0.0 ? -1.0 : 1.0) * half_length_;
+        if (!(radial2 > 0.0) || !std::isfinite(radial2)) return core_support(shape_, d_G);
+        const double k = radius_ / std::sqrt(radial2);
+        return Vec3(k * d_G.x(), k * d_G.y(), z);
+      }
+      case CoreKind::point:
+        return Vec3::Zero();
+      case CoreKind::segment:  // as core_support: sign(d.z)·L/2
+        return Vec3(0.0, 0.0, (d_G.z() < 0.0 ? -1.0 : 1.0) * half_length_);
+      case CoreKind::other:
+        break;
     }
     return core_support(shape_, d_G);
   }
+
+  /// The path the support takes (chosen at construction).
+  CoreKind kind() const { return kind_; }
 
   const Shape& shape() const { return shape_; }
 
   /// The hull vertex found last (0 for other shapes): the next climb's start vertex.
   std::uint32_t last_vertex() const { return vertex_; }
   /// A hull large enough to be climbed (the SDK scans smaller ones, where a start vertex is moot).
-  bool is_hull() const { return climb_; }
-  /// A hull large enough for jump() to pay (measured: 256 vertices gain, 32 lose a little).
-  bool jumps() const { return climb_ && hull_->vertex_count >= kJumpFrom; }
-  bool is_box() const { return shape_.type == ShapeType::box; }
+  bool is_hull() const { return kind_ == CoreKind::climbed_hull; }
+  /// A hull large enough for jump() to pay (kJumpFrom: large hulls gain, small ones lose).
+  bool jumps() const { return is_hull() && hull_->vertex_count >= kJumpFrom; }
+  bool is_box() const { return kind_ == CoreKind::box; }
+  bool is_cylinder() const { return kind_ == CoreKind::cylinder; }
   /// Whether the core's point nearest to any point has a closed form (nearest()): a box's, the
   /// product of three intervals, and a cylinder's, the product of a disc and an interval.
-  bool clampable() const {
-    return shape_.type == ShapeType::box || shape_.type == ShapeType::cylinder;
-  }
+  bool clampable() const { return kind_ == CoreKind::box || kind_ == CoreKind::cylinder; }
   /// The point of a clampable() core nearest to p_G (p_G projected on it), in G.
   Vec3 nearest(const Vec3& p_G) const {
-    if (shape_.type == ShapeType::box) {
+    if (kind_ == CoreKind::box) {
       return p_G.cwiseMax(-box_half_extents_).cwiseMin(box_half_extents_);
     }
-    const double radius = shape_.radius_m - shape_.smoothing_radius_m;
-    const double h = shape_.half_length_m - shape_.smoothing_radius_m;
+    const double radius = radius_;
+    const double h = half_length_;
     const double radial2 = p_G.x() * p_G.x() + p_G.y() * p_G.y();
     const double k = radial2 > radius * radius ? radius / std::sqrt(radial2) : 1.0;
     return Vec3(k * p_G.x(), k * p_G.y(), std::clamp(p_G.z(), -h, h));
@@ -298,9 +337,11 @@ class CoreSupport {
  private:
   const Shape& shape_;
   Vec3 box_half_extents_ = Vec3::Zero();  // box core half sizes [m]
+  double radius_ = 0.0;                   // a cylinder core's radius [m]
+  double half_length_ = 0.0;              // a cylinder's or capsule's core half length [m]
   const ConvexHull* hull_ = nullptr;
   std::uint32_t vertex_ = 0;
-  bool climb_ = false;
+  CoreKind kind_ = CoreKind::other;
 };
 
 }  // namespace contactlab::plugins::gjk_epa

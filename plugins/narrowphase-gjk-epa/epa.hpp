@@ -507,8 +507,7 @@ inline CoreContact Solver::face_contact() const {
   // the origin (the far support closes a tetrahedron through the whole of M), and EPA starts
   // from a polytope that already holds the contact face: it ends after a step or two. The face's
   // corners alone would leave GJK a sliver tetrahedron around the contact, from which EPA
-  // converges markedly slower on curved cores than from a cold start (measured: 2× the
-  // iterations).
+  // converges markedly slower on curved cores than from a cold start.
   // On curved cores the face is one of many tiny facets, and the warm start is EPA's initial
   // tetrahedron instead: the same start as cold at a nearby pose, found without GJK iterations.
   c.warm_count = 4;
@@ -527,8 +526,7 @@ inline CoreContact Solver::face_contact() const {
 
 inline void Solver::set_warm_pairs(const Face& face, CoreContact& c) const {
   const auto pack = [this](int i) {
-    return static_cast<double>(m_.vertex_a(ws_.vertices[i])) +
-           kVertexPacking * static_cast<double>(m_.vertex_b(ws_.vertices[i]));
+    return VertexPair{m_.vertex_a(ws_.vertices[i]), m_.vertex_b(ws_.vertices[i])};
   };
   double* rank = ws_.vertex_rank.data();
   int lowest = -1;

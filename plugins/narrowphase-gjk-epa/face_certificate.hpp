@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <limits>
 
+#include <optional>
+
+#include "certificate.hpp"
 #include "cold_start.hpp"
 #include "penetration_certificate.hpp"
 
@@ -71,8 +74,7 @@ constexpr int kFaceSteps = 2;
         // corner twice, as the cache holds four pairs at least (a repeat is dropped there).
         for (int k = 0; k < 4; ++k) {
           const std::uint32_t corner = difference.face_corner(on_a, face, k % 3);
-          start.face_pairs[k] = on_a ? static_cast<double>(corner) + kVertexPacking * vertex_b
-                                     : static_cast<double>(vertex_a) + kVertexPacking * corner;
+          start.face_pairs[k] = on_a ? VertexPair{corner, vertex_b} : VertexPair{vertex_a, corner};
         }
         return true;
       }
@@ -110,5 +112,13 @@ constexpr int kFaceSteps = 2;
   start.count = 1;
   return true;
 }
+
+// The hull face certificate's entry point (certificate.hpp).
+struct HullFaceCertificate {
+  std::optional<Certified> try_certify(const PairInputs& in, ColdStart& start) const {
+    if (!face_step(in.difference, start, in.sweep, in.counters)) return std::nullopt;
+    return certified_at(start);
+  }
+};
 
 }  // namespace contactlab::plugins::gjk_epa

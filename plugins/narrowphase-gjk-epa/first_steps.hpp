@@ -1,6 +1,8 @@
-// The first steps of a query before GJK: which certificates run from a cold or warm point
-// (cylinder_step, first_step, polytope_step), a cached closest pair's certificate
-// (pair_certifies) and the cold start (begin_cold).
+// A query's certificates before GJK (certify()): the warm start's one point (a cached direction's
+// support, a cached closest pair), then a cold start's or a moved warm point's first steps between
+// polytope cores (the clamp certificate, GJK's first iteration, the hull face certificate, the
+// face penetration certificate) or between a cylinder and a polytope core (the cap penetration
+// certificate, the clamp certificate). Each behind certificate.hpp's interface.
 #pragma once
 
 #include <algorithm>
@@ -8,100 +10,135 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
+#include "cache_entry.hpp"
+#include "certificate.hpp"
 #include "clamp_certificate.hpp"
 #include "cold_start.hpp"
 #include "face_certificate.hpp"
 #include "penetration_certificate.hpp"
 #include "warm_start.hpp"
-#include "warm_start_layout.hpp"
 
 namespace contactlab::plugins::gjk_epa {
 
-// The first step from the point start.points[0] of M between a cylinder and a polytope core: the
-// cap certificate, then the clamp certificate. True when that ends the query at start.points[0]
-// (a penetration's when start.depth > 0).
-inline bool cylinder_step(CoreDifference& difference, ColdStart& start, double sweep,
-                          double tolerance, QueryCounters& counters) {
-  return cap_penetration_step(difference, start, counters) ||
-         clamp_step(difference, start, sweep, tolerance, counters);
-}
-
-// The first step from one point of M between polytope cores, start.points[0]: the clamp
-// certificate (clamp_step()) when a box is among the cores, then GJK's first iteration
-// (cold_first_iteration()), then the face certificate of hulls (face_step()). True when that ends
-// the query at start.points[0]. The face certificate comes after GJK's iteration, which ends most
-// vertex–vertex contacts by itself. Callgrind per cold hull32–hull32 query, separated, before the
-// certificate → tried first → tried after: default poses 3,830 → 4,928 → 4,153; face poses
-// 9,961 → 3,355 → 4,409 (wall time, face poses: 1,250 → 300 ns).
-inline bool first_step(CoreDifference& difference, ColdStart& start, double sweep, double tolerance,
-                       QueryCounters& counters) {
-  return clamp_step(difference, start, sweep, tolerance, counters) ||
-         cold_first_iteration(difference, start, sweep, tolerance, counters) ||
-         face_step(difference, start, sweep, counters);
-}
-
-// first_step(), then the penetration certificate where face_step() did not try it (boxes among
-// the cores, or p within kSeparatedFraction of the origin). True when that ends the query at
-// start.points[0] (a penetration's when start.depth > 0).
-inline bool polytope_step(CoreDifference& difference, ColdStart& start, double sweep,
-                          double tolerance, QueryCounters& counters) {
-  return first_step(difference, start, sweep, tolerance, counters) ||
-         (!start.faces_tried && face_penetration_step(difference, start, counters));
-}
-
-// A cached closest pair (kCacheOnePoint) as the point p = start.points[0] of M at this pose, and
-// GJK's first iteration from it: M's support q along −p.w (start.points[1]) and GJK's stopping
-// rule. True when it holds: p is the answer. `supported`: q was taken (p is separated).
-inline bool pair_certifies(const Shape& a, const Shape& b, const NarrowPhaseCache& cache,
-                           const Pose& X_AB, CoreDifference& difference, double sweep,
-                           double tolerance, QueryCounters& counters, ColdStart& start,
-                           bool& supported) {
-  SupportPoint& p = start.points[0];
-  Vec3 b_B;
-  if (!cached_core_point(a, &cache.data[kCachePointA], p.a, p.vertex_a) ||
-      !cached_core_point(b, &cache.data[kCachePointB], b_B, p.vertex_b)) {
-    return false;
+// GJK's first iteration from start.points[0] (cold_first_iteration()) as a certificate: its
+// stopping rule holds at once (a vertex–vertex contact).
+struct FirstIterationCertificate {
+  std::optional<Certified> try_certify(const PairInputs& in, ColdStart& start) const {
+    if (!cold_first_iteration(in.difference, start, in.sweep, in.tolerance, in.counters)) {
+      return std::nullopt;
+    }
+    return certified_at(start);
   }
-  p.b = affine(X_AB.R, b_B, X_AB.p);
-  p.w = p.a - p.b;
-  p.d = -p.w;
-  double vv, gap, scale;
-  if (!first_support(difference, p, sweep, start.points[1], vv, gap, scale)) return false;
-  supported = true;
-  ++counters.iterations;
-  return gjk_converged(gap, vv, tolerance, scale);
+};
+
+// The first certificate of `Certificates` that answers from `start`, in order.
+template <class... Certificates>
+[[gnu::always_inline]] inline std::optional<Certified> first_certified(const PairInputs& in,
+                                                                       ColdStart& start) {
+  std::optional<Certified> certified;
+  static_cast<void>((static_cast<bool>(certified = Certificates{}.try_certify(in, start)) || ...));
+  return certified;
 }
 
-// The answer of a penetration certificate (penetration_at_face()).
-[[gnu::noinline]] inline CoreContact penetration_contact(const ColdStart& start) {
-  CoreContact c;
-  c.distance_m = -start.depth;
-  c.normal = start.normal;
-  c.point_a = start.points[0].a;
-  c.point_b = start.points[0].b;
-  // (replaced by the face's vertex pairs when a hull is among the cores; two boxes restart from
-  // their supports along the normal, where the certificate holds again at a nearby pose)
-  c.warm_count = 1;
-  c.warm_directions[0] = start.normal;
-  return c;
+// Between a cylinder and a polytope core, from the point start.points[0] of M: the cap
+// certificate, then the clamp certificate.
+inline std::optional<Certified> cylinder_step(const PairInputs& in, ColdStart& start) {
+  return first_certified<CapPenetrationCertificate, ClampCertificate>(in, start);
+}
+
+// Between polytope cores, from one point of M, start.points[0]: the clamp certificate when a box
+// is among the cores, GJK's first iteration, the face certificate of hulls, then the penetration
+// certificate where the face certificate did not try it (boxes among the cores, or the point
+// within kSeparatedFraction of the origin). The face certificate comes after GJK's iteration,
+// which ends most vertex–vertex contacts by itself.
+inline std::optional<Certified> polytope_step(const PairInputs& in, ColdStart& start) {
+  return first_certified<ClampCertificate, FirstIterationCertificate, HullFaceCertificate,
+                         FacePenetrationCertificate>(in, start);
 }
 
 // Begins a cold query in `start`: the support along the line from M's interior point to the
-// origin, and the first step from it: first_step() between polytope cores, else (a cylinder with
-// a polytope core) the cap and clamp certificates (cylinder_step()). True when that ends the
-// query at start.points[0]. Out of line: warm queries keep their small frame.
-[[gnu::noinline]] inline bool begin_cold(const Shape& a, const Shape& b, const Pose& X_AB,
-                                         CoreDifference& difference, const Vec3& up_A, double sweep,
-                                         double tolerance, bool polytope_cores, ColdStart& start,
-                                         QueryCounters& counters) {
-  Vec3 d_A = X_AB.transform_point(interior_point(b)) - interior_point(a);
-  if (!(d_A.squaredNorm() > 0.0)) d_A = up_A;
+// origin, and the first steps from it (polytope_step() or cylinder_step()). Out of line: warm
+// queries keep their small frame.
+[[gnu::noinline]] inline std::optional<Certified> begin_cold(const PairInputs& in,
+                                                             ColdStart& start) {
+  Vec3 d_A = in.X_AB.transform_point(interior_point(in.b)) - interior_point(in.a);
+  if (!(d_A.squaredNorm() > 0.0)) d_A = in.up_A;
   start.d_A = d_A;
-  difference.support_into(d_A, start.points[0]);
+  in.difference.support_into(d_A, start.points[0]);
   start.count = 1;
-  return polytope_cores ? polytope_step(difference, start, sweep, tolerance, counters)
-                        : cylinder_step(difference, start, sweep, tolerance, counters);
+  return in.polytope_cores ? polytope_step(in, start) : cylinder_step(in, start);
+}
+
+// What the certificates leave to GJK and EPA when none answered (solve_pair()).
+struct QueryStart {
+  // points[0]: the warm point, or a cold start's first support; a begun one-point start.
+  ColdStart start;
+  bool have_warm_point = false;  // start.points[0] is M's support along the first cached direction
+  bool cold_begun = false;  // `start` is a begun one-point start, which solve_pair() goes on from
+  bool pair_kept = false;   // a cached closest pair certified: the cache keeps it as it is
+};
+
+// The certificates of a query, in order; the answer when one holds. `entry`: the pair's cache
+// entry (null: a cold query).
+[[gnu::always_inline]] inline std::optional<Certified> certify(const PairInputs& in,
+                                                               const CacheEntry* entry,
+                                                               QueryStart& query) {
+  ColdStart& start = query.start;
+  // A warm start from one cached direction whose support certifies the distance at once (the
+  // pose barely moved), as Solver::solve would after gjk()'s first check, without the solver's
+  // set-up.
+  if (entry != nullptr && entry->kind == WarmStart::directions && entry->count == 1) {
+    const std::array<double, 3>& d = entry->directions[0];
+    const Vec3 d_A(d[0], d[1], d[2]);
+    if (d_A.squaredNorm() > 0.0 && d_A.allFinite()) {
+      in.difference.support_into(d_A, start.points[0]);
+      query.have_warm_point = true;
+      if (auto certified = WarmPointCertificate{}.try_certify(in, start)) return certified;
+    }
+  }
+  // A cached closest pair (WarmStart::closest_pair); when it does not certify, the support it took
+  // starts as a warm point would (a clamp first, with a box among the cores), or GJK goes on from
+  // the pair and its support, as after its first iteration from the pair.
+  if (entry != nullptr && in.polytope_cores && entry->kind == WarmStart::closest_pair) {
+    bool supported = false;
+    if (auto certified = ClosestPairCertificate{entry->closest, supported}.try_certify(in, start)) {
+      query.pair_kept = true;
+      return certified;
+    }
+    if (supported && (in.difference.a_clampable() || in.difference.b_clampable())) {
+      query.have_warm_point = true;
+      start.points[0] = start.points[1];
+    } else if (supported) {
+      const SupportPoint& p = start.points[0];
+      const double vv = p.w.squaredNorm();
+      start.count = sub_segment(start.points.data(), 0, 1).vv < vv ? 2 : 1;
+      start.d_A = p.d;
+      query.cold_begun = true;
+    }
+  }
+  // A cylinder with a polytope core: the cap and clamp certificates. (Not two cylinders: their
+  // rims are curved on both sides, so a rim over a rim never certifies, and the clamps cost more
+  // than they save.)
+  const ShapeType type_a = in.a.type, type_b = in.b.type;
+  const bool clamp_curved = (type_a == ShapeType::cylinder && polytope_core(type_b)) ||
+                            (type_b == ShapeType::cylinder && polytope_core(type_a));
+  if (entry == nullptr && (in.polytope_cores || clamp_curved)) {
+    query.cold_begun = true;
+    return begin_cold(in, start);
+  }
+  // A warm point that did not certify (the pose moved, so its direction is no longer the normal):
+  // between polytope cores GJK's first iteration from it often ends a moved vertex–vertex
+  // contact, again without solve_pair()'s set-up.
+  if (query.have_warm_point && in.polytope_cores) {
+    query.cold_begun = true;
+    start.count = 1;
+    start.d_A = start.points[0].d;
+    return polytope_step(in, start);
+  }
+  if (query.have_warm_point && clamp_curved) return cylinder_step(in, start);
+  return std::nullopt;
 }
 
 }  // namespace contactlab::plugins::gjk_epa

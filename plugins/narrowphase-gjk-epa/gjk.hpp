@@ -61,7 +61,7 @@ inline CoreContact Solver::solve(Simplex& simplex, double scale, const Vec3& up_
     // Or EPA converged on a kink of M with its nearest face's normal off the contact normal
     // (face_normal_off_): the lowest height is within the tolerance of the face's distance, and
     // its direction overlaps M by exactly that height (refine()'s shifted GJK on the curved
-    // cores is no closer: measured on rim-to-rim cylinders).
+    // cores is no closer on rim-to-rim cylinders).
     if (!epa_converged_) {
       CoreContact refined;
       const bool ok = refine(upper_direction_, std::max(upper_bound_, 0.0), refined);

@@ -39,13 +39,6 @@
 
 namespace contactlab::plugins {
 
-/// Shape A (any type but half_space) at pose X_WA against half-space B at pose X_WH (the solid
-/// {x : n·x ≤ 0} of its frame, n = half_space.normal, normalised here). The deepest point of A is
-/// its support point along −n_W, so distance = n_W·(support_W(A, −n_W) − p_WH) and the normal
-/// from A to B is −n_W. Exact for every shape whose support mapping is.
-ContactGeometry shape_half_space(const Shape& shape, const Pose& X_WA, const Shape& half_space,
-                                 const Pose& X_WH);
-
 class GjkEpaNarrowPhase final : public NarrowPhase {
  public:
   /// Reads `tolerance` (relative) and `max_iterations` (per GJK and per EPA run). Preallocates

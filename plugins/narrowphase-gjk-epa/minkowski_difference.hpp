@@ -46,8 +46,7 @@ class CoreDifference {
     if (boxes_) {
       // Two boxes: corners by the signs, without the general dispatch (a box's support along
       // −d is minus its support along d, zero components included, as copysign goes). Written
-      // out in scalars: Eigen's 3-vector products shuffle 2-wide packets, and this took 119
-      // instructions a support against 103 here (callgrind).
+      // out in scalars: Eigen's 3-vector products shuffle 2-wide packets, which cost more.
       const Mat3& R = X_AB_.R;
       const Vec3& h_a = a_.box_half_extents();
       const Vec3& h_b = b_.box_half_extents();
@@ -104,9 +103,9 @@ class CoreDifference {
                  double& q22) const {
     q11 = q12 = q22 = 0.0;
     // Polytope cores (box, hull, point, segment) have no curvature: their rotations into B's
-    // frame and the call are skipped (a third of a cylinder–box Newton step).
+    // frame and the call are skipped.
     if (curved_a_) {
-      if (a_.shape().type == ShapeType::cylinder) {
+      if (a_.is_cylinder()) {
         const Shape& a = a_.shape();
         add_rim_support_derivative(a.radius_m - a.smoothing_radius_m, d_A,
                                    Vec3(d_A.y(), -d_A.x(), 0.0), t1, t2, q11, q12, q22);
@@ -116,7 +115,7 @@ class CoreDifference {
     }
     if (curved_b_) {
       const Vec3 d_B = -(R_BA_ * d_A);
-      if (b_.shape().type == ShapeType::cylinder) {
+      if (b_.is_cylinder()) {
         // The rim's q_B = (d_B.y, −d_B.x, 0) seen in A (R_AB·q_B), instead of t1 and t2 in B.
         const Vec3 q_A = X_AB_.R.col(0) * d_B.y() - X_AB_.R.col(1) * d_B.x();
         const Shape& b = b_.shape();
@@ -151,9 +150,9 @@ class CoreDifference {
   bool a_has_faces() const { return a_.has_faces(); }
   bool a_is_box() const { return a_.is_box(); }
   bool b_is_box() const { return b_.is_box(); }
-  bool a_is_cylinder() const { return a_.shape().type == ShapeType::cylinder; }
-  bool b_is_cylinder() const { return b_.shape().type == ShapeType::cylinder; }
-  /// A hull among the cores (vertex pairs name points of M: kCacheCount).
+  bool a_is_cylinder() const { return a_.is_cylinder(); }
+  bool b_is_cylinder() const { return b_.is_cylinder(); }
+  /// A hull among the cores (vertex pairs name points of M: WarmStart::vertex_pairs).
   bool has_hull() const {
     return a_.shape().type == ShapeType::convex_hull || b_.shape().type == ShapeType::convex_hull;
   }
@@ -328,8 +327,9 @@ class CoreDifference {
   std::uint32_t last_vertex_a() const { return a_.last_vertex(); }
   std::uint32_t last_vertex_b() const { return b_.last_vertex(); }
 
-  /// The vertex pair of a point of M between hulls and boxes (kCacheCount): hull vertices as the
-  /// supports found them, box corners by the signs of their coordinates (corner_id).
+  /// The vertex pair of a point of M between hulls and boxes (WarmStart::vertex_pairs): hull
+  /// vertices as the supports found them, box corners by the signs of their coordinates
+  /// (corner_id).
   std::uint32_t vertex_a(const SupportPoint& p) const {
     return a_.is_box() ? corner_id(p.a) : p.vertex_a;
   }

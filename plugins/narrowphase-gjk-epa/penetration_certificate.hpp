@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <limits>
 
+#include <optional>
+
+#include "certificate.hpp"
 #include "cold_start.hpp"
 
 namespace contactlab::plugins::gjk_epa {
@@ -119,12 +122,12 @@ inline bool penetration_at_face(const CoreDifference& difference, bool on_a, std
   certified_penetration(on_a, s, n, depth, on_a ? p.vertex_a : s_vertex,
                         on_a ? s_vertex : p.vertex_b, start, counters);
   // The face's corners with s's vertex: M's face holding the answer, for the warm start (vertex
-  // pairs, kCacheCount: with a hull among the cores; the first corner twice for a triangle).
+  // pairs, WarmStart::vertex_pairs: with a hull among the cores; the first corner twice for a
+  // triangle).
   if (difference.has_hull()) {
     for (int k = 0; k < 4; ++k) {
       const std::uint32_t corner = f.ids[k % f.count];
-      start.face_pairs[k] = on_a ? static_cast<double>(corner) + kVertexPacking * s_vertex
-                                 : static_cast<double>(s_vertex) + kVertexPacking * corner;
+      start.face_pairs[k] = on_a ? VertexPair{corner, s_vertex} : VertexPair{s_vertex, corner};
     }
     start.face_pair_count = 4;
   }
@@ -197,5 +200,23 @@ inline bool penetration_at_face(const CoreDifference& difference, bool on_a, std
   certified_penetration(on_a, s, n, depth, vertex_a, vertex_b, start, counters);
   return true;
 }
+
+// The penetration certificates' entry points (certificate.hpp): a polytope's point pressed into a
+// cylinder's cap, and a vertex pressed into a hull's or a box's face where the hull face
+// certificate did not try it already (HullFaceCertificate tries it first on hulls).
+struct CapPenetrationCertificate {
+  std::optional<Certified> try_certify(const PairInputs& in, ColdStart& start) const {
+    if (!cap_penetration_step(in.difference, start, in.counters)) return std::nullopt;
+    return certified_at(start);
+  }
+};
+struct FacePenetrationCertificate {
+  std::optional<Certified> try_certify(const PairInputs& in, ColdStart& start) const {
+    if (start.faces_tried || !face_penetration_step(in.difference, start, in.counters)) {
+      return std::nullopt;
+    }
+    return certified_at(start);
+  }
+};
 
 }  // namespace contactlab::plugins::gjk_epa

@@ -40,10 +40,11 @@ class Solver {
         counters_(counters) {}
 
   // Hull–hull and hull–box pairs: `count` points of M that EPA inserts into its first polytope
-  // before it expands (kCacheCount), and the request to keep such points in the contact.
-  // `exact_directions`: a warm start from cached directions, every starting point M's support
-  // along its direction d, which gjk() may then certify at once (not so for points rebuilt from
-  // vertex pairs, whose d only approximates one; a cold start's one direction rarely certifies).
+  // before it expands (WarmStart::vertex_pairs), and the request to keep such points in the
+  // contact. `exact_directions`: a warm start from cached directions, every starting point M's
+  // support along its direction d, which gjk() may then certify at once (not so for points rebuilt
+  // from vertex pairs, whose d only approximates one; a cold start's one direction rarely
+  // certifies).
   void set_seeds(const SupportPoint* seeds, int count, bool vertex_pair, bool exact_directions) {
     seeds_ = seeds;
     seed_count_ = count;
@@ -111,8 +112,8 @@ class Solver {
   // n (the whole face is the support), where its steps overshoot and backtrack. Tries A's face
   // nearest to the unit direction m of M and B's nearest to −m; true with `out` set when one
   // certifies the distance. Out of line, as certify_face(): inlined, they made Solver::solve too
-  // large to be inlined into solve_pair(), which slowed polytope queries by a fifth (box–box
-  // separated, moving: 90 → 113 ns) though they never reach them.
+  // large to be inlined into solve_pair(), which slowed polytope queries, though they never reach
+  // them.
   [[gnu::noinline]] bool face_certificate(const Vec3& m, CoreContact& out) {
     Vec3 n;
     return (m_.a_face_direction(m, n) && certify_face(n, true, out)) ||
@@ -243,9 +244,9 @@ class Solver {
   // barycentric coordinates of that projection.
   CoreContact face_contact() const;
 
-  // The packed vertex pairs of kCacheCount for the contact face `face`: its corners, the polytope
-  // vertex lowest along its normal, then the others by the distance of the nearest live face
-  // they belong to (the faces next to the contact, which EPA would otherwise find again).
+  // The vertex pairs (WarmStart::vertex_pairs) for the contact face `face`: its corners, the
+  // polytope vertex lowest along its normal, then the others by the distance of the nearest live
+  // face they belong to (the faces next to the contact, which EPA would otherwise find again).
   void set_warm_pairs(const Face& face, CoreContact& c) const;
 
   // M has no extent along flat_direction_ beyond the plane at flat_height_ through the simplex's
@@ -266,10 +267,10 @@ class Solver {
   Workspace& ws_;
   QueryCounters& counters_;
   double scale_ = 0.0;
-  // Left uninitialised (a warm separated query is a few hundred instructions, and these are
-  // ~30 stores of it): penetration() sets hint_, up_ and the anchors, note_flat() the flat
-  // direction with flat_found_, build_tetrahedron() interior_, EPA upper_direction_ with a finite
-  // upper_bound_ and best_face_ before any use.
+  // Left uninitialised (a warm separated query is short, and these would be ~30 stores of it):
+  // penetration() sets hint_, up_ and the anchors, note_flat() the flat direction with flat_found_,
+  // build_tetrahedron() interior_, EPA upper_direction_ with a finite upper_bound_ and best_face_
+  // before any use.
   Vec3 hint_;
   Vec3 up_;
   Vec3 anchor_a_;

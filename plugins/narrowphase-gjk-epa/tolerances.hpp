@@ -62,11 +62,8 @@ constexpr int kGjkHandoffIterations = 3;
 // GJK on curved cores hands over sooner, with the support it has just taken, once that support's
 // height along −v̂ is within this fraction of |v| (the distance bounds agree to it, the lower one
 // at least 0.15·|v| > 0), and so does a cold start's one point (Solver::solve): Newton's
-// backtracking steps from there cost less than GJK's iterations on curved cores. Callgrind per
-// cold separated query, cylinder–box / cylinder–cylinder, GJK alone: 5,293 / 6,057 without, 4,917 /
-// 5,705 at 0.05, 4,638 / 5,543 at 0.2, 4,602 / 5,845 at 0.5; with the cold start's hand-off too:
-// 4,526 / 5,156 at 0.1, 4,182 / 4,962 at 0.2, 3,858 / 4,614 at 0.35, 3,778 / 4,536 at 0.5, 3,339 /
-// 3,894 at 0.7, 3,313 / 3,755 at 0.85, 3,409 / 3,725 at 1 and 3,409 / 3,723 at 1.5.
+// backtracking steps from there cost less than GJK's iterations on curved cores (the value chosen
+// by measurement: tools/bench/narrow_phase_history.md, gjk_epa).
 constexpr double kGjkHandoffGap = 0.85;
 constexpr double kEpaHandoffFraction = 1e-4;
 constexpr double kEpaRetryFraction = 1e-6;

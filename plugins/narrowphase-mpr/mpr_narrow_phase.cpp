@@ -7,9 +7,9 @@
 #include <array>
 #include <cmath>
 #include <contactlab/errors.hpp>
-#include <contactlab/geometry/convex_half_space.hpp>
+#include <contactlab/geometry/half_space.hpp>
 #include <contactlab/geometry/manifold.hpp>
-#include <contactlab/geometry/swap_roles.hpp>
+#include <contactlab/geometry/swap.hpp>
 #include <cstdint>
 #include <string>
 #if defined(__SSE2__)
@@ -206,14 +206,14 @@ void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, con
   ++statistics_.totals.queries;
   if (b.type == ShapeType::half_space) {
     ++statistics_.half_space_queries;
-    out = geometry::convex_half_space(a, X_WA, b.normal, X_WB);
-    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
+    out = geometry::support_half_space(a, X_WA, b, X_WB);
+    geometry::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
     return;
   }
   if (a.type == ShapeType::half_space) {
     ++statistics_.half_space_queries;
-    out = geometry::swap_roles(geometry::convex_half_space(b, X_WB, a.normal, X_WA));
-    manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
+    out = geometry::swapped(geometry::support_half_space(b, X_WB, a, X_WA));
+    geometry::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
     return;
   }
 
@@ -227,7 +227,7 @@ void MprNarrowPhase::query(const Shape& a, const Pose& X_WA, const Shape& b, con
     mpr::signed_distance(precision_, a, X_WA, b, X_WB, settings_, nullptr, last_result_);
   }
   out = last_result_.geometry;
-  manifold::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
+  geometry::build_manifold(a, X_WA, b, X_WB, manifold_points_, manifold_out);
   count(last_result_, statistics_);
 }
 

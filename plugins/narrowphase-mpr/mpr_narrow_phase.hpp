@@ -1,6 +1,6 @@
 // MPR narrow phase: signed distance, normal and witness points for every pair of convex shapes by
 // Minkowski Portal Refinement (Neumayr 2025 ch. 6, see mpr_algorithm.hpp); pairs with a half-space
-// in closed form from the other shape's support point (contactlab/geometry/convex_half_space.hpp).
+// in closed form from the other shape's support point (contactlab/geometry/half_space.hpp).
 //
 // Parameters (`params:`):
 //   tolerance       TC2/TC3 tolerance relative to the size of A ⊖ B (default 1e-12, see schema())

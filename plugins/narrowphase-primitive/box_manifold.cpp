@@ -17,7 +17,7 @@ namespace {
 
 // The face patch's points are reduced by the geometry library's rule, whose touching threshold
 // is this plugin's rounding tolerance.
-static_assert(kRelativeTolerance == manifold::kTouchingFraction);
+static_assert(kRelativeTolerance == geometry::kTouchingFraction);
 
 // At most 12 candidate points: the contact polygon of two box faces has at most 8 vertices, but
 // clip_incident_face may find one twice (a corner of one face on an edge of the other).
@@ -272,7 +272,7 @@ void box_box_face_contact(const BoxBoxContact& f, const Axis& best, int max_poin
   const Vec3 face_normal = sign * unit_axis(axis);
   const Vec3 n_reference = reference_a ? face_normal : Vec3(-face_normal);  // A to B, in R
   std::array<int, max_manifold_points> chosen;
-  out.count = manifold::choose_patch_points(tangential.data(), distance_m.data(), kept, n_reference,
+  out.count = geometry::choose_patch_points(tangential.data(), distance_m.data(), kept, n_reference,
                                             max_points, size_m, chosen);
   for (int c = 0; c < out.count; ++c) {
     const int k = vertex[chosen[c]];

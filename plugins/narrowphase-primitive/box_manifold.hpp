@@ -17,7 +17,7 @@ void box_box_edge_contact(const BoxBoxContact& f, const Axis& best, ContactManif
 
 /// Face contact of overlapping (or touching) cores along the face axis `best`: the vertices of the
 /// incident face clipped to the reference face that lie within r_A + r_B (+ the touching
-/// tolerance) of the reference plane, at most max_points of them (manifold::choose_patch_points);
+/// tolerance) of the reference plane, at most max_points of them (geometry::choose_patch_points);
 /// with max_points 1 the incident face's deepest corner when it lies over the reference face.
 void box_box_face_contact(const BoxBoxContact& f, const Axis& best, int max_points,
                           ContactManifold& out);

@@ -1,6 +1,7 @@
 // The shared part of the conformance suites (see conformance_support.hpp).
 #include "conformance_support.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -28,10 +29,11 @@ std::string vector_text(const Vec3& v) {
 
 namespace {
 bool quick_run = false;
+bool quick_plugin = false;  // --quick=PLUGIN names the plugin being checked (Report::begin_variant)
 }  // namespace
 
 bool quick() {
-  return quick_run;
+  return quick_run || quick_plugin;
 }
 
 // The test suite's one allocation counter (tests/support/allocation_counter.hpp).
@@ -148,12 +150,15 @@ bool parse_options(int argc, char** argv, Options& options) {
       options.settings.push_back({value.substr(0, equals), value.substr(equals + 1)});
     } else if (argument == "--quick") {
       options.quick = quick_run = true;
+    } else if (argument.starts_with("--quick=") && argument.size() > 8) {
+      options.quick_plugins.push_back(argument.substr(8));
     } else if (argument == "--known-failure" && colon != std::string::npos) {
       const std::string value = argv[++i];
       options.known_failures.push_back({value.substr(0, colon), value.substr(colon + 1)});
     } else if (argument.starts_with("-")) {
       std::fprintf(stderr,
-                   "usage: %s [--quick] [--set NAME=VALUE ...] [--known-failure PLUGIN:CHECK ...] "
+                   "usage: %s [--quick | --quick=PLUGIN ...] [--set NAME=VALUE ...] "
+                   "[--known-failure PLUGIN:CHECK ...] "
                    "[--expect-failures] [LIBRARY.so ...]\n",
                    argv[0]);
       return false;
@@ -209,6 +214,8 @@ void Report::begin_variant(const core::PluginInfo& info, const Variant& variant)
               info.library_path.filename().c_str(), variant.label.c_str());
   std::fflush(stdout);
   plugin_ = info.name;
+  quick_plugin = std::find(options_.quick_plugins.begin(), options_.quick_plugins.end(),
+                           info.name) != options_.quick_plugins.end();
   caught_ = false;
   refused_ = false;
   start_s_ = now_s();

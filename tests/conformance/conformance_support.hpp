@@ -4,7 +4,8 @@
 // and the allocation counter. Each suite (<kind>_conformance.cpp) only states its checks.
 //
 // Usage of every suite:
-//   <program> [--quick] [--set NAME=VALUE ...] [--known-failure PLUGIN:CHECK ...]
+//   <program> [--quick | --quick=PLUGIN ...] [--set NAME=VALUE ...] [--known-failure PLUGIN:CHECK
+//   ...]
 //             [--expect-failures] [LIBRARY.so ...]
 //   LIBRARY.so        check every plugin of the suite's kind in these libraries (a third party's
 //                     own plugin, built anywhere); without any, every plugin of that kind the
@@ -17,8 +18,8 @@
 //                     it: 2.5, 3, true, a choice) instead of its default, in every variant (a
 //                     choice or boolean set so is not varied); a NAME no plugin declares fails
 //   --quick           fewer cases (a suite's own choice, e.g. a third of the narrow-phase poses),
-//   for
-//                     plugins too slow for the full set
+//                     for plugins too slow for the full set; --quick=PLUGIN for the plugin PLUGIN
+//                     only (one library may hold a fast plugin and a slow one)
 //   --expect-failures succeed only when every plugin fails some check: the suites' self-test
 //                     against the deliberately defective plugins of fixtures/
 // Exit status 0 when every check passed (or, with --expect-failures, every plugin was caught);
@@ -61,7 +62,8 @@ void begin_counting_allocations();
 /// The count since begin_counting_allocations(); stops counting.
 long end_counting_allocations();
 
-/// True when the suite was asked for --quick: fewer cases.
+/// True when the suite was asked for --quick, or --quick=PLUGIN for the plugin being checked:
+/// fewer cases.
 bool quick();
 
 /// One set of parameters a plugin is checked with.
@@ -105,6 +107,7 @@ struct KnownFailure {
 
 struct Options {
   bool quick = false;
+  std::vector<std::string> quick_plugins;  ///< --quick=PLUGIN
   bool expect_failures = false;
   std::vector<KnownFailure> known_failures;
   std::vector<Setting> settings;

@@ -36,8 +36,8 @@ using contactlab::ParameterValues;
 using contactlab::Pose;
 using contactlab::Shape;
 using contactlab::Vec3;
-using contactlab::manifold::Feature;
-using contactlab::manifold::supporting_feature;
+using contactlab::geometry::Feature;
+using contactlab::geometry::supporting_feature;
 using contactlab::plugins::GjkEpaNarrowPhase;
 using contactlab::plugins::MprNarrowPhase;
 using contactlab::plugins::PrimitiveNarrowPhase;
@@ -264,8 +264,8 @@ TEST_CASE("manifold: supporting features of box, cylinder, cone, capsule, beam, 
 
 TEST_CASE("manifold: clipping of hand-computed polygons and segments within 1e-12 m",
           "[manifold]") {
-  using contactlab::manifold::detail::clip_to_prism;
-  std::array<Vec3, contactlab::manifold::kMaxClipPoints> out;
+  using contactlab::geometry::detail::clip_to_prism;
+  std::array<Vec3, contactlab::geometry::kMaxClipPoints> out;
   Feature square, diamond, segment;
   square.count = 4;
   square.vertices[0] = Vec3(1, 1, 0);
@@ -407,8 +407,8 @@ TEST_CASE(
     "directions, 1e-12 m), its points move continuously across half the tolerance and the "
     "tolerance (jumps below 1e-12 of the size) to the exact support point there",
     "[manifold]") {
-  using contactlab::manifold::kBeamFaceFixedFraction;
-  using contactlab::manifold::kDefaultSinTolerance;
+  using contactlab::geometry::kBeamFaceFixedFraction;
+  using contactlab::geometry::kDefaultSinTolerance;
   // Length 1, width 0.4, thickness 0.2: straight part ±0.3, end radius 0.2, half thickness 0.1.
   const Shape beam = Shape::beam(1.0, 0.4, 0.2);
   const double seg = 0.3, R = 0.2, t = 0.1, c = R / std::sqrt(2.0), size = 0.5;

@@ -49,10 +49,6 @@ struct NarrowPhaseCache {
   static constexpr std::size_t capacity_bytes = 128;
   std::uint64_t tag = 0;  ///< the tag of the entry held (NarrowPhaseCacheTag::of); 0: empty
   alignas(8) std::array<std::byte, capacity_bytes> bytes{};
-  /// The untyped view of earlier SDKs, for plugins not yet moved to typed entries (issue 29
-  /// removes it once every first-party plugin has moved).
-  std::array<double, 16> data{};
-  std::int32_t valid = 0;
 };
 
 /// A plugin's cache tag: an FNV-1a hash of its name, combined with the pair's shape types by of().

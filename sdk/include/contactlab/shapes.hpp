@@ -133,8 +133,7 @@ inline std::uint32_t hull_support_vertex(const ConvexHull& hull, const Vec3& d,
 /// successive search directions are as good as random, and mispredicted branches on them cost
 /// more than the rest of a support query. A zero component of d is a tie between two corners;
 /// either is right (the sign of the zero decides).
-/// Always inlined (GCC otherwise keeps it out of line in narrow phases' support loops).
-[[gnu::always_inline]] inline Vec3 box_corner(const Vec3& h, const Vec3& d) {
+inline Vec3 box_corner(const Vec3& h, const Vec3& d) {
   return Vec3(std::copysign(h.x(), d.x()), std::copysign(h.y(), d.y()),
               std::copysign(h.z(), d.z()));
 }

@@ -7,7 +7,7 @@
 /// Incremented whenever a struct or interface in sdk/include/contactlab changes layout or meaning.
 /// (Overridable only so that the loader's tests can build a deliberately mismatched fixture.)
 #ifndef CONTACTLAB_SDK_ABI_VERSION
-#define CONTACTLAB_SDK_ABI_VERSION 9u
+#define CONTACTLAB_SDK_ABI_VERSION 10u
 #endif
 
 #define CONTACTLAB_STRINGIFY_DETAIL(x) #x

@@ -36,7 +36,7 @@ struct PatchCandidates {
   }
 };
 
-/// Keeps at most max_points of the candidates in `out`, chosen by manifold::choose_patch_points;
+/// Keeps at most max_points of the candidates in `out`, chosen by choose_patch_points;
 /// distances are compared in the tangent plane of the pair's normal (every candidate's).
 void reduce_patch(const PatchCandidates& candidates, int max_points, double length_scale_m,
                   ContactManifold& out) {
@@ -50,9 +50,8 @@ void reduce_patch(const PatchCandidates& candidates, int max_points, double leng
     distance_m[i] = candidates.points[i].distance_m;
   }
   std::array<int, max_manifold_points> chosen;
-  out.count =
-      manifold::choose_patch_points(tangential_W.data(), distance_m.data(), candidates.count, n_W,
-                                    max_points, length_scale_m, chosen);
+  out.count = choose_patch_points(tangential_W.data(), distance_m.data(), candidates.count, n_W,
+                                  max_points, length_scale_m, chosen);
   for (int k = 0; k < out.count; ++k) out.points[k] = candidates.points[chosen[k]];
 }
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <numbers>
 
-namespace contactlab::manifold {
+namespace contactlab::geometry {
 
 double shape_size(const Shape& shape) {
   switch (shape.type) {
@@ -581,4 +581,4 @@ void build_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose
   manifold.count = count;
 }
 
-}  // namespace contactlab::manifold
+}  // namespace contactlab::geometry

@@ -34,7 +34,6 @@ namespace contactlab::geometry {
 
 /// Index of a vertex of `hull` maximising d·x, by a scan in two interleaved chains (ties: see the
 /// header). For small hulls, where a climb's adjacency walk costs more than visiting every vertex.
-/// (An SSE2 version, two vertices per register with masked selects, measured slower.)
 static inline std::uint32_t branchless_hull_scan(const ConvexHull& hull, const Vec3& d) {
   const Vec3* v = hull.vertices;
   const std::uint32_t n = hull.vertex_count;

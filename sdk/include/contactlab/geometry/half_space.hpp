@@ -8,14 +8,14 @@
 // B's witness point is A's projected onto the plane. Exact, no iteration, for every shape whose
 // support mapping is exact.
 //
-// - support_half_space(): any shape, by its support mapping (one point). The form of gjk_epa's
-//   shape_half_space() and mpr's convex_half_space(), which may call it instead (bit for bit).
+// - support_half_space(): any shape, by its support mapping (one point): the gjk_epa and mpr
+//   narrow phases' pairs with a half-space.
 // - sphere_half_space(), capsule_half_space(), box_half_space(), cylinder_half_space(): the
 //   primitive narrow phase's closed forms, which also report the other points of a flat contact
 //   (a box's corners, a cylinder cap's rim, a capsule's two ends): every candidate point of the
 //   core is taken with its own height above the plane minus the sweep radius (the smoothing
 //   radius; a capsule's radius), and at most max_points (1..4) of those that touch or penetrate
-//   (own distance ≤ 1e-12 of the shape's size) are kept by manifold::choose_patch_points(): the
+//   (own distance ≤ 1e-12 of the shape's size) are kept by choose_patch_points(): the
 //   deepest, the one farthest from it, then the ones spanning the largest triangles on either side
 //   of that diagonal. Every point has the pair's normal −n_W and satisfies the ContactGeometry
 //   contract. With a smoothing radius the points are core points moved by the radius along the

@@ -46,7 +46,7 @@
 #include "contactlab/math.hpp"
 #include "contactlab/shapes.hpp"
 
-namespace contactlab::manifold {
+namespace contactlab::geometry {
 
 /// Most vertices of a supporting feature (a hull face with more falls back to its support point).
 inline constexpr int kMaxFeatureVertices = 32;
@@ -141,4 +141,4 @@ void build_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose
                     int max_points, ContactManifold& manifold,
                     double sin_tolerance = kDefaultSinTolerance);
 
-}  // namespace contactlab::manifold
+}  // namespace contactlab::geometry

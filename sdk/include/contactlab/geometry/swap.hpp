@@ -7,8 +7,8 @@
 // from A to B changes sign, and the witness points trade places, so that the ContactGeometry
 // contract point_b_W − point_a_W = distance_m · normal_W still holds exactly.
 //
-// Used by narrowphase-primitive (every pair given as B–A); the same exchange is gjk_epa's
-// swapped() and mpr's swap_roles() for their half-space pairs.
+// Used by every narrow phase: primitive (every pair given as B–A), gjk_epa and mpr (a half-space
+// given as A).
 #pragma once
 
 #include "contactlab/contact.hpp"
