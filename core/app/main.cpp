@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contactlab/core/compare.hpp"
+#include "contactlab/core/contact_problem_command.hpp"
 #include "contactlab/core/experiment.hpp"
 #include "contactlab/core/plot.hpp"
 #include "contactlab/core/registry.hpp"
@@ -335,6 +336,27 @@ int main(int argc, char** argv) {
       "plot", "plot a run directory (energy, penetration, force against penetration; PNG, SVG)");
   plot_command->add_option("run_dir", plot_directory, "run directory")->required();
 
+  contactlab::core::ContactProblemSolveOptions problem_options;
+  auto* problem_command =
+      app.add_subcommand("contact-problem",
+                         "frictional contact problems in Siconos' format (a time step's, dumped by "
+                         "output.contact_problems)");
+  problem_command->require_subcommand(1);
+  auto* problem_solve = problem_command->add_subcommand(
+      "solve", "solve one problem and print the residual (Siconos' error), iterations and time");
+  problem_solve->add_option("file", problem_options.file, "problem file (Siconos text format)")
+      ->required();
+  problem_solve->add_option("--method", problem_options.method, "solver (nsgs)");
+  problem_solve
+      ->add_option("--tolerance", problem_options.tolerance,
+                   "stop at this Siconos error (default 1e-8)")
+      ->check(CLI::PositiveNumber);
+  problem_solve
+      ->add_option("--max-iterations", problem_options.max_iterations,
+                   "iteration limit (default 1000)")
+      ->check(CLI::PositiveNumber);
+  problem_solve->add_option("--json", problem_options.json, "also write the report as JSON here");
+
   std::string variant_name, fingerprint;
   auto* variant_command =
       app.add_subcommand("run-variant", "run one variant of a comparison (compare's child)");
@@ -362,6 +384,7 @@ int main(int argc, char** argv) {
     if (*plot_command) return plot(plot_directory);
     if (*validate_command) return validate(file, overrides, trusted);
     if (*plugins_command) return list_plugins(as_json);
+    if (*problem_solve) return contactlab::core::solve_contact_problem(problem_options);
     if (*compare_command) {
       CompareOptions options;
       options.file = file;

@@ -29,9 +29,10 @@ void check_layout(const ContactLawLayout& layout, const PluginChoice& choice) {
 
 }  // namespace
 
-ContactLaws::ContactLaws(const Scene& scene, PluginRegistry& registry)
-    : force_law(registry.create<ForceLaw>(*scene.force_law.info, scene.force_law.params)),
-      friction(registry.create<Friction>(*scene.friction.info, scene.friction.params)) {
+ContactLaws::ContactLaws(const Scene& scene, PluginRegistry& registry) {
+  if (scene.time_stepping) return;  // the integrator solves rigid contact: no laws
+  force_law = registry.create<ForceLaw>(*scene.force_law.info, scene.force_law.params);
+  friction = registry.create<Friction>(*scene.friction.info, scene.friction.params);
   // The contacts' memory: what the laws keep per contact.
   law_layout = force_law->layout();
   friction_layout = friction->layout();

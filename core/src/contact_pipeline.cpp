@@ -71,11 +71,22 @@ void ContactPipeline::query(const NarrowPhaseChain& chain, std::size_t a, std::s
 }
 
 const ContactSet& ContactPipeline::update(std::span<const Pose> X_WB,
-                                          std::span<const PairKey> watched) {
+                                          std::span<const PairKey> watched,
+                                          std::span<const Pose> X_WB_ahead) {
   geometry_poses(X_WB, X_WG_);
+  const bool ahead = !X_WB_ahead.empty();
+  if (ahead) {
+    X_WG_ahead_.resize(X_WG_.size());
+    geometry_poses(X_WB_ahead, X_WG_ahead_);
+  }
   auto start = Clock::now();
   for (std::size_t p = 0; p < proxy_geometry_.size(); ++p) {
     Aabb box = loose_box(p, X_WG_);
+    if (ahead) {
+      const Aabb there = loose_box(p, X_WG_ahead_);
+      box.min_W = box.min_W.cwiseMin(there.min_W);
+      box.max_W = box.max_W.cwiseMax(there.max_W);
+    }
     proxy_box_[p] = box;
     if (!proxies_inserted_) proxy_step_box_[p] = box;
     if (scene_.sweep_boxes) {  // cover the motion since the last kept boxes

@@ -1,9 +1,12 @@
 // Run-directory writer (see recorder.hpp).
 #include "contactlab/core/recorder.hpp"
 
+#include "contactlab/contact_problem/siconos_io.hpp"
+
 #include <yaml-cpp/yaml.h>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -145,6 +148,14 @@ void Recorder::on_law_event(const LawEvent& e) {
       << std::to_string(e.mode) << ";penetration_m=" << number(e.penetration_m) << '\n';
 }
 
+void Recorder::on_contact_problem(const ContactProblemEvent& event) {
+  const std::filesystem::path folder = directory_ / "contact_problems";
+  std::filesystem::create_directories(folder);
+  char name[40];
+  std::snprintf(name, sizeof name, "step_%08lld.dat", static_cast<long long>(event.step));
+  contact_problem::write_siconos_file(*event.problem, (folder / name).string());
+}
+
 void Recorder::on_run_end(const RunSample& sample, const IntegrationResult& result) {
   energy_final_ = sample.energy_J;
   have_final_energy_ = true;
@@ -209,6 +220,22 @@ void Recorder::write_summary(const std::string& status, const std::string& error
     summary["impulses"] = stats.impulses;
     summary["integrator_restarts"] = stats.restarts;
     summary["max_penetration_m"] = stats.max_penetration_m;
+    if (stats.time_stepping) {
+      // Per step the integrator solved one contact problem: its iterations, residual, size.
+      const ContactSolveStatistics& c = stats.contact_solver;
+      const double solves = static_cast<double>(c.solves);
+      summary["contact_solver"] = {
+          {"solves", c.solves},
+          {"mean_iterations", c.solves ? double(c.iterations) / solves : 0.0},
+          {"max_iterations", c.max_iterations},
+          {"unconverged", c.unconverged},
+          {"max_residual", c.max_residual},
+          {"mean_contacts", c.solves ? double(c.points) / solves : 0.0},
+          {"max_contacts", c.max_points},
+          {"problems_written", c.problems_written}};
+    } else {
+      summary["contact_solver"] = nullptr;
+    }
     summary["energy_initial_J"] = energy_initial_;
     summary["energy_final_J"] = have_final_energy_ ? json(energy_final_) : json(nullptr);
     // Energy drift: relative values are to |E0| (null when E0 = 0; the potential's zero is the
@@ -313,6 +340,7 @@ void Recorder::write_summary(const std::string& status, const std::string& error
   if (run_) {
     const Scene& scene = run_->scene();
     auto describe = [](const PluginChoice& choice) {
+      if (!choice.info) return json(nullptr);  // no force law under time stepping
       return json{{"name", choice.type},
                   {"version", choice.info->version},
                   {"library", choice.info->library_path.string()},

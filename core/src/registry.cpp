@@ -66,6 +66,8 @@ std::vector<std::string> layout_differences(const PluginLayout& library, const P
   check("sizeof(ConvexHull)", library.convex_hull_size, host.convex_hull_size);
   check("sizeof(NarrowPhaseStatistics)", library.narrow_phase_statistics_size,
         host.narrow_phase_statistics_size);
+  check("sizeof(MechanicsContactPoint)", library.mechanics_contact_point_size,
+        host.mechanics_contact_point_size);
   check("sizeof(ParameterSpec)", library.parameter_spec_size, host.parameter_spec_size);
   check("sizeof(ParameterValues)", library.parameter_values_size, host.parameter_values_size);
   check("sizeof(IntegrationResult)", library.integration_result_size, host.integration_result_size);

@@ -70,6 +70,22 @@ ConfigNode& ensure_choice(ConfigNode& parent, const std::string& key,
 
 void read_contact(MapReader& top, Scene& scene, PluginRegistry& registry,
                   const fs::path& base_directory) {
+  if (scene.time_stepping) {
+    // The integrator solves rigid contact itself: a penalty law would have no role. `contact:`
+    // may be absent or empty; a law given anyway is an error naming both.
+    if (ConfigNode* contact = top.optional("contact")) {
+      MapReader reader(*contact);
+      for (const char* key : {"force_law", "friction"})
+        if (ConfigNode* law = reader.optional(key))
+          fail_at(*law, std::string("contact.") + key + " has no role with integrator '" +
+                            scene.integrator.type + "' (" + scene.integrator.config_path +
+                            "), which solves rigid contact by time stepping with the pair "
+                            "materials' friction and restitution; remove contact." +
+                            key + ", or choose an ODE integrator (e.g. rk4) for a penalty law");
+      reader.finish();
+    }
+    return;
+  }
   top.has("contact");
   ConfigNode& contact = ensure_map(top.node(), "contact");
   MapReader reader(contact);
@@ -87,6 +103,11 @@ void read_integrator(MapReader& top, Scene& scene, PluginRegistry& registry,
   top.has("integrator");
   scene.integrator = read_plugin_choice(ensure_choice(top.node(), "integrator", "rk4"),
                                         PluginKind::integrator, registry, base_directory);
+  // What the integrator is decides what `contact:` may say: ask an instance.
+  scene.time_stepping =
+      registry.create<Integrator>(*scene.integrator.info, scene.integrator.params)
+          ->capabilities()
+          .needs_mechanics_view;
 }
 
 }  // namespace scene_sections

@@ -50,6 +50,10 @@ Simulation::Simulation(const Scene& scene, PluginRegistry& registry)
       bodies_(scene, registry),
       forces_(scene, bodies_, laws_, pipeline_.contacts()),
       lifecycle_(laws_, bodies_, forces_, pipeline_.contacts(), observers_) {
+  if (scene.time_stepping) {
+    mechanics_ = std::make_unique<MechanicsHost>(scene, bodies_, pipeline_);
+    mechanics_->set_observers(&observers_);
+  }
   wrenches_.resize(bodies_.body_count());
   body_states_.resize(bodies_.body_count());
   samples_.reserve(4 * scene.geometries.size() + 16);
@@ -104,6 +108,7 @@ void Simulation::derivative(double t, std::span<const double> y_in, std::span<do
 }
 
 void Simulation::event_values(double t, std::span<const double> y_in, std::span<double> g) {
+  if (mechanics_) return;  // time stepping: no event functions
   const std::span<const double> y = bodies_.with_drives(t, y_in);
   bodies_.compute(y);
   detect();
@@ -125,6 +130,10 @@ StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
   // The detection of event_values() at this same state is reused; the body kinematics are not,
   // as output() or derivative() may have moved them to another state since (e.g. an output
   // time just before a located contact start), and births read the velocities.
+  if (mechanics_) {  // time stepping: contact was solved inside the step; no life cycle
+    if (stop_ && stop_->load()) return StepAction::stop;
+    return StepAction::proceed;
+  }
   const bool detected = event_detection_ == pipeline_.detections() && event_time_s_ == t &&
                         std::equal(y.begin(), y.end(), event_state_.begin(), event_state_.end());
   bodies_.compute(y);
@@ -223,6 +232,7 @@ BodyState Simulation::body_state(std::size_t index, std::span<const double> y) {
 double Simulation::total_energy(std::span<const double> y) {
   bodies_.compute(y);
   double energy = bodies_.mechanical_energy(y);
+  if (mechanics_) return energy;  // rigid contact stores no energy
   detect();
   const ContactSet& contacts = pipeline_.contacts();
   for (std::size_t c = 0; c < contacts.pairs.size(); ++c) {
@@ -237,6 +247,9 @@ double Simulation::total_energy(std::span<const double> y) {
 }
 
 const std::vector<ContactSample>& Simulation::contacts_at(double t, std::span<const double> y) {
+  // Time stepping: the forces of the step that ended at y (impulse / step), as the integrator
+  // reported them.
+  if (mechanics_) return mechanics_->samples();
   bodies_.compute(y);
   detect();
   compute_forces(t, y, {}, true);
@@ -266,6 +279,11 @@ SimulationStatistics Simulation::statistics() const {
   s.dynamics_s = dynamics_s_;
   s.recording = recording_;
   s.recording.wall_s += observers_.callback_s();
+  if (mechanics_) {
+    s.time_stepping = true;
+    s.contact_solver = mechanics_->statistics();
+    s.max_penetration_m = s.contact_solver.max_penetration_m;
+  }
   return s;
 }
 
@@ -305,6 +323,7 @@ IntegrationResult Simulation::run(const std::atomic<bool>* stop) {
     total.jacobian_evaluations += result.jacobian_evaluations;
     total.jacobian_rhs_evaluations += result.jacobian_rhs_evaluations;
     total.nonlinear_iterations += result.nonlinear_iterations;
+    total.contact_solves += result.contact_solves;
     total.status = result.status;
     total.time_reached_s = result.time_reached_s;
     total.message = std::move(result.message);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "fixed_step_driver.hpp"
+#include "fixed_step.hpp"
 
 namespace contactlab::plugins {
 
@@ -81,8 +81,8 @@ IntegrationResult Euler<Symplectic>::integrate(OdeView& ode, double t_start, dou
     // The contacts' continuous states (after q and v): explicit Euler.
     for (std::size_t i = nq + nv; i < state.size(); ++i) state[i] += h * y_rate_[i];
   };
-  IntegrationResult result = detail::drive_fixed_step(ode, t_start, t_end, output_interval_s,
-                                                      settings_, y, work_, advance);
+  IntegrationResult result = stepping::detail::drive_fixed_step(
+      ode, t_start, t_end, output_interval_s, settings_, y, work_, advance);
   result.rhs_evaluations = evaluations;
   return result;
 }

@@ -6,7 +6,7 @@
 #include <contactlab/integrator.hpp>
 #include <contactlab/parameters.hpp>
 
-#include "fixed_step_driver.hpp"
+#include "fixed_step.hpp"
 
 namespace contactlab::plugins {
 
@@ -16,7 +16,7 @@ namespace contactlab::plugins {
 ///    energy grows by the factor (1 + ω²h²) per step; the reference first-order scheme;
 ///  - semi-implicit Euler (Symplectic = true): q_{n+1} = q_n ⊕ v_{n+1}·h — using the new velocity
 ///    makes it symplectic: the energy error stays bounded (O(h)) instead of growing.
-/// Step scheduling, events and outputs: see detail::drive_fixed_step.
+/// Step scheduling, events and outputs: see stepping::detail::drive_fixed_step.
 template <bool Symplectic>
 class Euler final : public Integrator {
  public:
@@ -29,7 +29,7 @@ class Euler final : public Integrator {
 
  private:
   FixedStepSettings settings_;
-  detail::FixedStepWorkspace work_;
+  stepping::detail::FixedStepWorkspace work_;
   // Work buffers, sized once per integrate() call.
   std::vector<double> y_rate_;
   std::vector<double> q_next_;

@@ -1,6 +1,6 @@
 #include "runge_kutta4.hpp"
 
-#include "fixed_step_driver.hpp"
+#include "fixed_step.hpp"
 
 namespace contactlab::plugins {
 
@@ -39,8 +39,8 @@ IntegrationResult RungeKutta4::integrate(OdeView& ode, double t_start, double t_
     // The stages leave the quaternion manifold by O(h⁵); project back once per step.
     ode.project(state);
   };
-  IntegrationResult result = detail::drive_fixed_step(ode, t_start, t_end, output_interval_s,
-                                                      settings_, y, work_, advance);
+  IntegrationResult result = stepping::detail::drive_fixed_step(
+      ode, t_start, t_end, output_interval_s, settings_, y, work_, advance);
   result.rhs_evaluations = evaluations;
   return result;
 }

@@ -6,13 +6,13 @@
 #include <contactlab/integrator.hpp>
 #include <contactlab/parameters.hpp>
 
-#include "fixed_step_driver.hpp"
+#include "fixed_step.hpp"
 
 namespace contactlab::plugins {
 
 /// The classic four-stage RK4 on the whole state y = [q; v] in the embedding space, followed by
 /// ode.project(y) to put quaternions back on the unit sphere. Global error O(h⁴).
-/// Step scheduling and outputs: see detail::drive_fixed_step.
+/// Step scheduling and outputs: see stepping::detail::drive_fixed_step.
 class RungeKutta4 final : public Integrator {
  public:
   explicit RungeKutta4(const ParameterValues& params);
@@ -24,7 +24,7 @@ class RungeKutta4 final : public Integrator {
 
  private:
   FixedStepSettings settings_;
-  detail::FixedStepWorkspace work_;
+  stepping::detail::FixedStepWorkspace work_;
   // Work buffers (stage slopes and the stage state), sized once per integrate() call.
   std::vector<double> k1_, k2_, k3_, k4_, y_stage_;
 };

@@ -11,6 +11,8 @@
 
 namespace contactlab {
 
+class MechanicsView;
+
 enum class StepAction : std::int32_t {
   proceed = 0,  ///< keep integrating
   stop = 1,     ///< the host asks the integrator to return (interrupt requested)
@@ -92,6 +94,10 @@ class CONTACTLAB_VISIBLE OdeView {
   /// Called at every output time k·output_interval in (t_start, t_end] (k an integer: the grid is
   /// absolute, so it survives restarts) and at t_end.
   virtual void output(double t, std::span<const double> y) = 0;
+  /// The multibody system behind the ODE (mechanics.hpp), for time-stepping integrators (those
+  /// whose capabilities include needs_mechanics_view; the host then gives them one). Null when
+  /// the host has none.
+  virtual MechanicsView* mechanics() { return nullptr; }
 };
 
 struct IntegratorCapabilities {
@@ -99,6 +105,8 @@ struct IntegratorCapabilities {
   bool implicit = false;
   /// Locates the zero crossings of the OdeView's event functions (root finding or bisection).
   bool root_finding = false;
+  /// A time-stepping integrator: it solves rigid contact itself through OdeView::mechanics(), and
+  /// the experiment has no penalty force law.
   bool needs_mechanics_view = false;
   /// Returns at StepAction::restart so that the host can change the state (or its size) and
   /// resume: needed by impulsive laws and by laws with continuous per-contact states.
@@ -126,6 +134,7 @@ struct IntegrationResult {
   /// Jacobian, one per colour of a coloured sparse one; not Krylov J·v products).
   std::int64_t jacobian_rhs_evaluations = 0;
   std::int64_t nonlinear_iterations = 0;  ///< Newton or fixed-point iterations (else 0)
+  std::int64_t contact_solves = 0;        ///< contact problems solved (time stepping; else 0)
 };
 
 class CONTACTLAB_VISIBLE Integrator {

@@ -19,6 +19,7 @@
 #include "contactlab/friction.hpp"
 #include "contactlab/integrator.hpp"
 #include "contactlab/joint.hpp"
+#include "contactlab/mechanics.hpp"
 #include "contactlab/narrow_phase.hpp"
 #include "contactlab/parameters.hpp"
 #include "contactlab/shapes.hpp"
@@ -101,7 +102,7 @@ struct PluginLayout {
   std::uint32_t contact_state_size, contact_state_align;
   std::uint32_t narrow_phase_cache_size, narrow_phase_cache_align;
   std::uint32_t contact_manifold_size, convex_hull_size;
-  std::uint32_t narrow_phase_statistics_size, reserved;
+  std::uint32_t narrow_phase_statistics_size, mechanics_contact_point_size;
   std::uint32_t parameter_spec_size, parameter_values_size;
   std::uint32_t integration_result_size, plugin_entry_size;
 
@@ -123,7 +124,7 @@ struct PluginLayout {
             sizeof(ContactManifold),
             sizeof(ConvexHull),
             sizeof(NarrowPhaseStatistics),
-            0,
+            sizeof(MechanicsContactPoint),
             sizeof(ParameterSpec),
             sizeof(ParameterValues),
             sizeof(IntegrationResult),

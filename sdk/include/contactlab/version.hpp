@@ -7,7 +7,7 @@
 /// Incremented whenever a struct or interface in sdk/include/contactlab changes layout or meaning.
 /// (Overridable only so that the loader's tests can build a deliberately mismatched fixture.)
 #ifndef CONTACTLAB_SDK_ABI_VERSION
-#define CONTACTLAB_SDK_ABI_VERSION 10u
+#define CONTACTLAB_SDK_ABI_VERSION 11u
 #endif
 
 #define CONTACTLAB_STRINGIFY_DETAIL(x) #x

@@ -310,7 +310,7 @@ void supporting_feature_W(const Shape& shape, const Pose& X_WG, const Vec3& d_W,
 
 int choose_patch_points(const Vec3* tangential, const double* distance_m, int count, const Vec3& n,
                         int max_points, double length_scale_m,
-                        std::array<int, max_manifold_points>& chosen) {
+                        std::array<int, max_manifold_points>& chosen, double margin_m) {
   int deepest = 0;
   for (int i = 1; i < count; ++i) {
     if (distance_m[i] < distance_m[deepest]) deepest = i;
@@ -318,7 +318,7 @@ int choose_patch_points(const Vec3* tangential, const double* distance_m, int co
   chosen[0] = deepest;
   if (max_points <= 1) return 1;
 
-  const double touching_m = kTouchingFraction * length_scale_m;
+  const double touching_m = kTouchingFraction * length_scale_m + margin_m;
   const double distinct_m = kDistinctPointFraction * length_scale_m;
   auto eligible = [&](int i) { return i != deepest && distance_m[i] <= touching_m; };
   // Does candidate i (score `value`) beat the current choice `best` (score best_value; −1 when

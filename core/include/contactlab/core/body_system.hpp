@@ -93,6 +93,14 @@ class BodySystem {
     return bodies_[body_a].articulated || bodies_[body_b].articulated;
   }
 
+  // --- the tree, for the time-stepping host (mechanics_host.hpp) ---
+  const Joint& joint(std::size_t body) const { return *bodies_[body].joint; }
+  int parent(std::size_t body) const { return bodies_[body].parent; }
+  bool mobile(std::size_t body) const { return bodies_[body].mobile; }
+  bool driven(std::size_t body) const { return bodies_[body].driven; }
+  /// X_PJ: the joint frame in the parent body's frame (the world's for a root).
+  const Pose& joint_placement(std::size_t body) const { return bodies_[body].X_PJ; }
+
   // --- state layout ---
   std::size_t q_offset(std::size_t body) const { return bodies_[body].q_offset; }
   std::size_t v_offset(std::size_t body) const { return bodies_[body].v_offset; }

@@ -20,8 +20,9 @@ namespace contactlab::core {
 
 /// The force law and the friction law of a run, and what they ask of the host.
 struct ContactLaws {
-  /// Creates both laws and checks what they declare (PluginError: a layout beyond the SDK's
-  /// bounds, an activation distance that is negative or not finite).
+  /// Creates both laws (none under a time-stepping integrator) and checks what they declare
+  /// (PluginError: a layout beyond the SDK's bounds, an activation distance that is negative or not
+  /// finite).
   ContactLaws(const Scene& scene, PluginRegistry& registry);
 
   std::shared_ptr<ForceLaw> force_law;

@@ -90,7 +90,11 @@ class ContactPipeline {
   ~ContactPipeline();
 
   /// The run's detection at the body poses X_WB (Scene::bodies order); see the file comment.
-  const ContactSet& update(std::span<const Pose> X_WB, std::span<const PairKey> watched);
+  /// With X_WB_ahead (the poses a step will reach without contact, for a time-stepping
+  /// integrator), each box also covers its pose there, so that pairs the step may bring into
+  /// contact are reported (and answered at X_WB, touching or not).
+  const ContactSet& update(std::span<const Pose> X_WB, std::span<const PairKey> watched,
+                           std::span<const Pose> X_WB_ahead = {});
   /// The contact set of the last update().
   const ContactSet& contacts() const { return contacts_; }
   /// update() calls so far (names a contact set: equal counts, same set).
@@ -141,6 +145,7 @@ class ContactPipeline {
   NarrowPhaseChain chain_;
   std::vector<std::size_t> proxy_geometry_;  ///< proxy id → geometry index (ascending)
   std::vector<Pose> X_WG_;                   ///< per geometry (proxies only), at the last update
+  std::vector<Pose> X_WG_ahead_;             ///< per geometry, update()'s X_WB_ahead
   std::vector<Aabb> proxy_box_;              ///< the current (loose) box of each proxy, unswept
   std::vector<Aabb> proxy_step_box_;         ///< its box at the last keep_boxes() (for sweeping)
   bool proxies_inserted_ = false;            ///< proxies enter the broad phase at the first update

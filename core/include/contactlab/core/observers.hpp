@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "contactlab/contact.hpp"
+#include "contactlab/contact_problem/problem.hpp"
 #include "contactlab/integrator.hpp"
 #include "contactlab/narrow_phase.hpp"
 
@@ -100,6 +101,19 @@ struct RecordingShare {
   std::int64_t narrow_phase_queries = 0;
 };
 
+/// What the contact solves of a time-stepping run add up to (summary.json's `contact_solver`).
+struct ContactSolveStatistics {
+  std::int64_t solves = 0;            ///< steps with at least one contact point
+  std::int64_t iterations = 0;        ///< summed over the solves
+  std::int32_t max_iterations = 0;    ///< of one solve
+  std::int64_t unconverged = 0;       ///< solves that stopped at their iteration limit
+  double max_residual = 0.0;          ///< of one solve, the solver's own error measure
+  std::int64_t points = 0;            ///< contact points, summed over the solves
+  std::int64_t max_points = 0;        ///< of one step
+  double max_penetration_m = 0.0;     ///< deepest point at the start of any step
+  std::int64_t problems_written = 0;  ///< local problems delivered (output.contact_problems)
+};
+
 struct SimulationStatistics {
   std::int64_t steps = 0;
   std::int64_t rejected_steps = 0;
@@ -111,7 +125,9 @@ struct SimulationStatistics {
   std::int64_t located_events = 0;  ///< steps the integrator ended at a located event
   double max_penetration_m = 0.0;
   double broad_phase_s = 0.0, narrow_phase_s = 0.0, response_s = 0.0, dynamics_s = 0.0;
-  RecordingShare recording;  ///< of the above, what the observers' samples cost
+  RecordingShare recording;    ///< of the above, what the observers' samples cost
+  bool time_stepping = false;  ///< the integrator solved rigid contact (contact_solver below)
+  ContactSolveStatistics contact_solver;
 };
 
 /// The run as its observers see it (read only).
@@ -124,6 +140,14 @@ class RunView {
 
  protected:
   ~RunView() = default;
+};
+
+/// A time-stepping integrator's local contact problem of one step (output.contact_problems), as it
+/// was passed to the solver; valid during the call only.
+struct ContactProblemEvent {
+  double time_s = 0.0;    ///< the step's start
+  std::int64_t step = 0;  ///< the step's index in the run (0 = the first)
+  const contact_problem::FrictionContactProblem* problem = nullptr;
 };
 
 /// Called by the simulation, in the order the observers were added. The defaults do nothing.
@@ -142,6 +166,7 @@ class SimulationObserver {
   virtual void on_contact_end(const ContactEndEvent& /*event*/) {}
   virtual void on_impulse(const ImpulseEvent& /*event*/) {}
   virtual void on_law_event(const LawEvent& /*event*/) {}
+  virtual void on_contact_problem(const ContactProblemEvent& /*event*/) {}
   /// The final state, after the integrator returned (also when it was interrupted or failed).
   virtual void on_run_end(const RunSample& /*sample*/, const IntegrationResult& /*result*/) {}
 };
@@ -182,6 +207,9 @@ class ObserverList {
   }
   void deliver(const LawEvent& e) {
     each([&](SimulationObserver& o) { o.on_law_event(e); });
+  }
+  void deliver(const ContactProblemEvent& e) {
+    each([&](SimulationObserver& o) { o.on_contact_problem(e); });
   }
   double callback_s() const { return callback_s_; }
 

@@ -35,6 +35,8 @@ class Recorder final : public SimulationObserver {
   void on_contact_end(const ContactEndEvent& event) override;
   void on_impulse(const ImpulseEvent& event) override;
   void on_law_event(const LawEvent& event) override;
+  /// output.contact_problems: contact_problems/step_<k>.dat in Siconos' format.
+  void on_contact_problem(const ContactProblemEvent& event) override;
   void on_run_end(const RunSample& sample, const IntegrationResult& result) override;
   /// Records a failure (status "failed" with the message) — also after an exception.
   void fail(const std::string& message);

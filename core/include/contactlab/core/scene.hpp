@@ -128,6 +128,10 @@ struct Scene {
   Vec3 gravity_W = Vec3(0.0, 0.0, -9.81);
   double output_interval_s = 1e-3;
   bool record_contacts = true;
+  /// output.contact_problems: a time-stepping run writes its local contact problems (Siconos
+  /// format) every contact_problems_every-th step.
+  bool contact_problems = false;
+  std::int64_t contact_problems_every = 1;
   MaterialPalette materials;
   std::vector<BodyModel> bodies;
   std::vector<GeometryModel> geometries;
@@ -139,6 +143,9 @@ struct Scene {
   /// Which member of `narrow_phase` answers each ordered pair of shape types (built once, by
   /// build_scene; the runs dispatch through it).
   NarrowPhaseDispatch narrow_phase_dispatch;
+  /// The integrator solves rigid contact by time stepping (its capabilities include
+  /// needs_mechanics_view): force_law and friction are then empty (info null).
+  bool time_stepping = false;
   PluginChoice force_law;
   PluginChoice friction;
   PluginChoice integrator;

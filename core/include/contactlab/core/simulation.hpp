@@ -15,6 +15,7 @@
 #include "contactlab/core/contact_forces.hpp"
 #include "contactlab/core/contact_lifecycle.hpp"
 #include "contactlab/core/contact_pipeline.hpp"
+#include "contactlab/core/mechanics_host.hpp"
 #include "contactlab/core/observers.hpp"
 #include "contactlab/core/scene.hpp"
 
@@ -35,7 +36,7 @@ class Simulation final : public OdeView, public RunView {
     return bodies_.configuration_size() + bodies_.velocity_size() +
            lifecycle_.continuous_state_count();
   }
-  std::size_t event_count() const override { return lifecycle_.event_count(); }
+  std::size_t event_count() const override { return mechanics_ ? 0 : lifecycle_.event_count(); }
   void event_values(double t, std::span<const double> y, std::span<double> g) override;
   void derivative(double t, std::span<const double> y, std::span<double> y_rate) override;
   void integrate_configuration(std::span<const double> q, std::span<const double> v, double dt,
@@ -52,6 +53,8 @@ class Simulation final : public OdeView, public RunView {
   /// step_completed(), which then bumps state_coupling_revision().
   void state_coupling(StateCoupling& coupling) const override;
   std::uint64_t state_coupling_revision() const override { return coupling_revision_; }
+  /// The time-stepping host (scene.time_stepping), else null.
+  MechanicsView* mechanics() override { return mechanics_.get(); }
 
   // --- queries (also used by tests); each evaluates at y, as the run's own evaluations do ---
   BodyState body_state(std::size_t body, std::span<const double> y);
@@ -98,6 +101,9 @@ class Simulation final : public OdeView, public RunView {
   ContactForces forces_;
   ObserverList observers_;
   ContactLifecycle lifecycle_;
+  /// Under a time-stepping integrator: the view it solves contact through. The laws, forces and
+  /// life cycle are then idle (no penalty law, no events, no contact states).
+  std::unique_ptr<MechanicsHost> mechanics_;
 
   // Workspace (sized once; no allocation per evaluation after warm-up).
   std::vector<BodyWrench> wrenches_;  ///< per body: gravity and contact loads

@@ -57,6 +57,10 @@ struct FrictionContactProblem {
   void check() const;
 };
 
+/// ‖r − P_K(r − ũ)‖² of one contact (ũ = u + μ‖u_T‖e_N, K the cone ‖r_T‖ ≤ μ r_N): the square
+/// of its part of siconos_error's numerator; zero exactly when r and u satisfy Coulomb's law.
+double contact_residual_squared(double mu, const double* r, const double* u);
+
 /// u = W·r + q.
 void local_velocities(const FrictionContactProblem& problem, std::span<const double> r,
                       std::span<double> u);

@@ -1,13 +1,10 @@
 // Solvers of the local frictional contact problem (problem.hpp), chosen by name:
-//   nsgs       nonsmooth (projected) Gauss–Seidel over contacts, each 3×3 local problem solved
-//              exactly, with warm start (the method of Bullet, ODE and Siconos' NSGS);
-//   newton_ac  semismooth Newton on Alart and Curnier's augmented-Lagrangian function
-//              (Alart & Curnier 1991), sparse linear solves, line search on ½‖Φ‖²;
-//   newton_fb  semismooth Newton on the Fischer–Burmeister function of the second-order cone
-//              (Fukushima, Luo & Tseng 2002), same machinery.
+//   nsgs       nonsmooth (projected) Gauss–Seidel over contacts, each contact updated by the rule
+//              of pgs_rule.hpp, from a warm start (the method of Bullet, ODE and Siconos' NSGS).
 // Every solver starts from r as given (a warm start; zeros for a cold one), stops when the Siconos
 // error (siconos_error) is at most the tolerance, and never allocates a dense matrix of the
-// contact count's size.
+// contact count's size. (Semismooth Newton solvers on the Alart–Curnier and Fischer–Burmeister
+// functions are issue 30's next increment.)
 #pragma once
 
 #include <functional>
@@ -21,8 +18,8 @@
 namespace contactlab::contact_problem {
 
 struct SolverOptions {
-  double tolerance = 1e-8;     ///< on siconos_error
-  int max_iterations = 1000;   ///< sweeps (nsgs) or Newton iterations
+  double tolerance = 1e-8;    ///< on siconos_error
+  int max_iterations = 1000;  ///< sweeps (nsgs) or Newton iterations
   /// Optional: the normal local velocities u_N as a nonlinear function of r (one per contact),
   /// replacing (W·r + q)_N in the residual, for a time-stepping scheme whose normal condition is
   /// on distances re-evaluated at the configuration r leads to (SiLVIA's δ(σ(f))). The Newton

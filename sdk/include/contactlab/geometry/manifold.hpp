@@ -103,9 +103,11 @@ void supporting_feature_W(const Shape& shape, const Pose& X_WG, const Vec3& d_W,
 /// 2015). Writes the chosen indices in order and returns how many. Any frame will do, as long as
 /// the positions and n share it. Scores within a relative 1e-9 tie and the deeper point wins, so
 /// the choice does not hinge on rounding (e.g. on the order of A and B).
+/// With margin_m > 0, candidates up to margin_m apart count as touching too (a time-stepping host
+/// keeping a patch's points that a small tilt lifted off).
 int choose_patch_points(const Vec3* tangential, const double* distance_m, int count, const Vec3& n,
                         int max_points, double length_scale_m,
-                        std::array<int, max_manifold_points>& chosen);
+                        std::array<int, max_manifold_points>& chosen, double margin_m = 0.0);
 
 namespace detail {
 

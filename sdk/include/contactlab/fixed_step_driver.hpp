@@ -1,5 +1,7 @@
-// The time loop shared by the fixed-step integrators: step scheduling, output times, event
-// location by bisection, restarts, interrupts.
+// The time loop of fixed-step integrators: step scheduling, output times, event location by
+// bisection, restarts, interrupts. Header-only, for the fixed-step family (euler, rk4) and the
+// time-stepping contact integrators (pgs, ncp_newton, bilateral_newton), and for a plugin's own
+// fixed-step scheme.
 #pragma once
 
 #include <algorithm>
@@ -10,10 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <contactlab/integrator.hpp>
-#include <contactlab/parameters.hpp>
+#include "contactlab/integrator.hpp"
 
-namespace contactlab::plugins {
+namespace contactlab::stepping {
 
 /// The parameters common to the fixed-step integrators.
 struct FixedStepSettings {
@@ -21,13 +22,6 @@ struct FixedStepSettings {
   bool locate_events = true;         ///< bisect the step at a zero crossing of an event function
   double event_tolerance_s = 1e-12;  ///< width of the final bisection bracket
 };
-
-/// `step_s`, `locate_events`, `event_tolerance_s`.
-ParameterSchema fixed_step_schema();
-FixedStepSettings fixed_step_settings(const ParameterValues& params);
-/// The fixed-step family's capabilities: explicit, non-adaptive, restartable; root finding (by
-/// bisection) when locate_events is on.
-IntegratorCapabilities fixed_step_capabilities(const FixedStepSettings& settings);
 
 namespace detail {
 
@@ -200,4 +194,4 @@ IntegrationResult drive_fixed_step(OdeView& ode, double t_start, double t_end,
 }
 
 }  // namespace detail
-}  // namespace contactlab::plugins
+}  // namespace contactlab::stepping
