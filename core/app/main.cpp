@@ -346,7 +346,8 @@ int main(int argc, char** argv) {
       "solve", "solve one problem and print the residual (Siconos' error), iterations and time");
   problem_solve->add_option("file", problem_options.file, "problem file (Siconos text format)")
       ->required();
-  problem_solve->add_option("--method", problem_options.method, "solver (nsgs)");
+  problem_solve->add_option("--method", problem_options.method,
+                            "solver: nsgs, newton_ac or newton_fb (default nsgs)");
   problem_solve
       ->add_option("--tolerance", problem_options.tolerance,
                    "stop at this Siconos error (default 1e-8)")

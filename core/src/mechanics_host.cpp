@@ -86,11 +86,6 @@ void MechanicsHost::joint_columns() {
     const int nv = bodies_.nv(b);
     if (nv == 0 || !bodies_.mobile(b)) continue;
     JointColumns& c = columns_[b];
-    if (bodies_.driven(b)) {  // a prescribed motion: contact cannot move it
-      std::fill(c.v.begin(), c.v.end(), Vec3::Zero());
-      std::fill(c.w.begin(), c.w.end(), Vec3::Zero());
-      continue;
-    }
     const int parent = bodies_.parent(b);
     const Mat3 R_WJ = parent < 0 ? bodies_.joint_placement(b).R
                                  : Mat3(bodies_.pose_WB(static_cast<std::size_t>(parent)).R *

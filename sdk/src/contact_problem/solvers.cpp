@@ -9,6 +9,10 @@
 
 namespace contactlab::contact_problem {
 
+/// newton.cpp: newton_ac (fischer = false) and newton_fb.
+SolverReport solve_newton(const FrictionContactProblem& problem, bool fischer, std::span<double> r,
+                          std::span<double> u, const SolverOptions& options);
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -56,7 +60,7 @@ SolverReport solve_nsgs(const FrictionContactProblem& problem, std::span<double>
 }  // namespace
 
 std::vector<std::string> solver_names() {
-  return {"nsgs"};
+  return {"nsgs", "newton_ac", "newton_fb"};
 }
 
 SolverReport solve(const FrictionContactProblem& problem, std::string_view method,
@@ -69,6 +73,8 @@ SolverReport solve(const FrictionContactProblem& problem, std::string_view metho
   SolverReport report;
   if (method == "nsgs") {
     report = solve_nsgs(problem, r, u, options);
+  } else if (method == "newton_ac" || method == "newton_fb") {
+    report = solve_newton(problem, method == "newton_fb", r, u, options);
   } else {
     std::string known;
     for (const std::string& name : solver_names()) known += (known.empty() ? "" : ", ") + name;

@@ -10,7 +10,9 @@
 // direction d's row entry is d·v_k + ω_k·((p − o_j) × d). The tree's mass matrix is
 // M = Σ_b J_Cm,bᵀ·m_b·J_Cm,b + J_ω,bᵀ·I_b,W·J_ω,b over its bodies (Featherstone 2008 §6.1: the
 // same M as CRBA), factorised once per step and inverted (trees are small: 6 coordinates for a free
-// body). A driven joint's columns are zero: contact cannot move a prescribed motion.
+// body). A driven joint's coordinates keep their Jacobian columns (its prescribed velocity moves
+// the points) but have zero rows and columns in M⁻¹ (M_ff⁻¹ of the others): contact cannot change a
+// prescribed motion.
 //
 // Persistent patches (Bullet's btPersistentManifold, Coumans): a narrow phase reports the points of
 // a flat contact only while they touch, so a box tilted by a few micrometres by one step's inexact

@@ -1,10 +1,14 @@
 // Solvers of the local frictional contact problem (problem.hpp), chosen by name:
 //   nsgs       nonsmooth (projected) Gauss–Seidel over contacts, each contact updated by the rule
-//              of pgs_rule.hpp, from a warm start (the method of Bullet, ODE and Siconos' NSGS).
-// Every solver starts from r as given (a warm start; zeros for a cold one), stops when the Siconos
-// error (siconos_error) is at most the tolerance, and never allocates a dense matrix of the
-// contact count's size. (Semismooth Newton solvers on the Alart–Curnier and Fischer–Burmeister
-// functions are issue 30's next increment.)
+//              of pgs_rule.hpp, from a warm start (the method of Bullet, ODE and Siconos' NSGS);
+//   newton_ac  semismooth Newton on Alart and Curnier's function (Alart & Curnier 1991): the
+//              normal and the friction disk both by projections of r − ρ·u;
+//   newton_fb  semismooth Newton with the Fischer–Burmeister function on the normal
+//              complementarity (SiLVIA's φ(f, δ)) and Alart–Curnier's projection for friction.
+// The Newton solvers factorise a generalised Jacobian with W's block sparsity (Eigen's SparseLU)
+// and damp the step by backtracking on ½‖Φ‖² (newton.cpp). Every solver starts from r as given (a
+// warm start; zeros for a cold one), stops when the Siconos error (siconos_error) is at most the
+// tolerance, and never allocates a dense matrix of the contact count's size.
 #pragma once
 
 #include <functional>
