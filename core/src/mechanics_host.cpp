@@ -189,6 +189,16 @@ void MechanicsHost::append_rows(std::size_t body, double sign, MechanicsContactP
   }
 }
 
+double MechanicsHost::patch_margin(const ContactPair& pair) const {
+  const Shape& shape_a = scene_.geometries[pair.geometry_a].shape;
+  const Shape& shape_b = scene_.geometries[pair.geometry_b].shape;
+  const double size_a = geometry::shape_size(shape_a), size_b = geometry::shape_size(shape_b);
+  const double size_m = shape_a.type == ShapeType::half_space   ? size_b
+                        : shape_b.type == ShapeType::half_space ? size_a
+                                                                : std::min(size_a, size_b);
+  return 0.01 * size_m;
+}
+
 void MechanicsHost::merge_patch(const ContactPair& pair, ContactManifold& manifold,
                                 std::array<std::int32_t, max_manifold_points>& previous) {
   manifold = pair.manifold;
@@ -196,13 +206,8 @@ void MechanicsHost::merge_patch(const ContactPair& pair, ContactManifold& manifo
   const auto found = previous_patches_.find(pair_key(pair.geometry_a, pair.geometry_b));
   if (found == previous_patches_.end()) return;
   const Patch& patch = found->second;
-  const Shape& shape_a = scene_.geometries[pair.geometry_a].shape;
-  const Shape& shape_b = scene_.geometries[pair.geometry_b].shape;
-  const double size_a = geometry::shape_size(shape_a), size_b = geometry::shape_size(shape_b);
-  const double size_m = shape_a.type == ShapeType::half_space   ? size_b
-                        : shape_b.type == ShapeType::half_space ? size_a
-                                                                : std::min(size_a, size_b);
-  const double margin_m = 0.01 * size_m;
+  const double margin_m = patch_margin(pair);
+  const double size_m = 100.0 * margin_m;
   const Pose& X_WA = bodies_.pose_WB(pair.body_a);
   const Pose& X_WB = bodies_.pose_WB(pair.body_b);
   const Vec3 n = manifold.points[0].normal_W;
@@ -235,9 +240,12 @@ void MechanicsHost::merge_patch(const ContactPair& pair, ContactManifold& manifo
       if (origin[same] < 0) origin[same] = patch.index[j];
       continue;
     }
-    const Vec3 gap = g.point_b_W - g.point_a_W;
-    g.distance_m = n.dot(gap);
-    if (g.distance_m > margin_m || (gap - g.distance_m * n).norm() > margin_m) continue;
+    // Kept while within the margin along the normal. Its witnesses drift apart across the normal
+    // when the bodies slide: A's witness is re-anchored below B's (a patch is flat), so that a
+    // sliding box keeps its corners and their history.
+    g.distance_m = n.dot(g.point_b_W - g.point_a_W);
+    if (g.distance_m > margin_m) continue;
+    g.point_a_W = g.point_b_W - g.distance_m * n;
     candidate[count] = g;
     origin[count++] = patch.index[j];
   }
@@ -364,23 +372,26 @@ void MechanicsHost::distances_at(std::span<const double> q, std::span<double> di
   pipeline_.probe(probe_poses_, prepared_pairs_, probe_set_);
   for (std::size_t p = 0; p < prepared_pairs_.size(); ++p) {
     const ContactPair& pair = probe_set_.pairs[probe_set_.watched[p]];
+    const Patch& patch = patches_.at(prepared_pairs_[p]);
     const auto [first, count] = pairs_.at(prepared_pairs_[p]);
-    // Each point to the nearest point of the new manifold, compared in the frame of body A (the
-    // points move with it).
-    const Pose X_AW0 = bodies_.pose_WB(pair.body_a).inverse();
-    const Pose X_AW1 = probe_poses_[pair.body_a].inverse();
-    for (std::uint32_t i = first; i < first + count; ++i) {
-      const Vec3 p_A = X_AW0.transform_point(contacts_.points[i].point_W);
-      double best = std::numeric_limits<double>::infinity();
-      double distance = pair.deepest().distance_m;
+    const Pose& X_WA = probe_poses_[pair.body_a];
+    const Pose& X_WB = probe_poses_[pair.body_b];
+    const Vec3 n = pair.deepest().normal_W;
+    const double margin_m = patch_margin(pair);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      // The point's material witnesses at q; the narrow phase's distance where its new manifold
+      // has the point, else their separation along the new normal (as a kept patch point).
+      const Vec3 a_W = X_WA.transform_point(patch.p_A[i]);
+      const Vec3 b_W = X_WB.transform_point(patch.p_B[i]);
+      double distance = n.dot(b_W - a_W);
       for (int k = 0; k < pair.manifold.count; ++k) {
-        const double d = (X_AW1.transform_point(pair.point_W(k)) - p_A).squaredNorm();
-        if (d < best) {
-          best = d;
-          distance = pair.manifold.points[static_cast<std::size_t>(k)].distance_m;
+        const ContactGeometry& g = pair.manifold.points[static_cast<std::size_t>(k)];
+        if ((g.point_a_W - a_W).norm() <= margin_m || (g.point_b_W - b_W).norm() <= margin_m) {
+          distance = g.distance_m;
+          break;
         }
       }
-      distances[i] = distance;
+      distances[first + i] = distance;
     }
   }
 }
@@ -400,7 +411,7 @@ void MechanicsHost::report_contact_solution(std::span<const double> impulses, do
   }
   for (std::size_t i = 0; i < count; ++i) {
     const double* r = impulses.data() + 3 * i;
-    if (!(r[0] > 0.0)) continue;
+    if (r[0] == 0.0) continue;  // negative: a bilateral method pulling (shown as such)
     const MechanicsContactPoint& point = contacts_.points[i];
     ContactSample& sample = samples_.emplace_back();
     sample.geometry_a = point.geometry_a;

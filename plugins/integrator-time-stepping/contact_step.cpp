@@ -89,15 +89,19 @@ void ContactStep::build(MechanicsView& mechanics, double step_s,
     // The normal bound (contact_step.hpp).
     const double h = step_s;
     const double slop = settings.penetration_slop_m;
-    c.bias_N = -std::max(c.distance_m + slop, 0.0) / h;
+    c.bias_N = settings.correct_in_velocity ? -(c.distance_m + slop) / h
+                                            : -std::max(c.distance_m + slop, 0.0) / h;
     if (c.distance_m <= 0.0 && point.restitution > 0.0) {
       double approach = c.u0[0];
       if (point.previous >= 0 &&
           static_cast<std::size_t>(point.previous) < previous_approach.size() &&
           previous_approach[static_cast<std::size_t>(point.previous)] < 0.0)
         approach = previous_approach[static_cast<std::size_t>(point.previous)];
-      if (approach < -settings.restitution_threshold_m_per_s)
-        c.bias_N = std::max(c.bias_N, -point.restitution * approach);
+      if (approach < -settings.restitution_threshold_m_per_s &&
+          -point.restitution * approach > c.bias_N) {
+        c.bias_N = -point.restitution * approach;
+        c.impact = true;
+      }
     }
     // A point that the free motion brings past the bound within this step touches during it:
     // its approach speed when it touches, for the next step's restitution.

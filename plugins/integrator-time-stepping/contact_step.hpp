@@ -12,7 +12,8 @@
 //   u⁺ = u_free + (W·r)   (the off-diagonal blocks through the shared trees),
 //   u⁺_N ≥ b_N ⊥ r_N ≥ 0 and Coulomb's law on the tangential part,
 // where the normal bound b_N is
-//   b_N = −max(δ + slop, 0)/h  (speculative: the gap may close within the step, down to −slop),
+//   b_N = −max(δ + slop, 0)/h  (speculative: the gap may close within the step, down to −slop;
+//         without the max when the solver corrects penetration through the velocity),
 //   b_N = −e·u_c when the point touches (δ ≤ 0) after an impact approach u_c < −v_threshold: the
 //         approach speed of the point when it touched — from the previous step's ballistic
 //         estimate u_c² = u0_N² − 2·a_N·δ (a_N the free normal acceleration), or u0_N.
@@ -39,6 +40,10 @@ struct ContactStepSettings {
   /// in the last step (it is closing) also takes μ_s: its slip is the approach's, not a slide's.
   double stick_velocity_m_per_s = 1e-3;
   double penetration_slop_m = 1e-5;  ///< penetration kept at rest (not corrected)
+  /// The normal bound corrects penetration through the velocity, b_N = −(δ + slop)/h also for
+  /// δ < −slop (SiLVIA's distance condition δ⁺ ≥ 0); false: b_N ≤ 0, penetration is left to the
+  /// solver's position correction (pgs's split impulses).
+  bool correct_in_velocity = false;
 };
 
 /// A side of a point: its tree's velocity coordinates, its rows and B = M⁻¹·Jᵀ.
@@ -55,6 +60,7 @@ struct LocalContact {
   double mu = 0.0;            ///< the step's Coulomb coefficient (μ_s or μ_k)
   double distance_m = 0.0;
   double bias_N = 0.0;           ///< b_N: lower bound of u⁺_N
+  bool impact = false;           ///< b_N is Newton's restitution bound (not the distance's)
   double approach = 0.0;         ///< u_c estimated for the next step (0: none)
   double u0[3] = {0, 0, 0};      ///< J·v at the step's start
   double u_free[3] = {0, 0, 0};  ///< J·v_free

@@ -32,8 +32,8 @@ ParameterSchema Pgs::schema() {
   return schema;
 }
 
-StepSolution Pgs::solve(MechanicsView& /*mechanics*/, ContactStep& step, double step_s,
-                        std::span<double> r, std::span<double> v) {
+StepSolution Pgs::solve(OdeView& /*ode*/, MechanicsView& /*mechanics*/, ContactStep& step,
+                        double step_s, std::span<double> r, std::span<double> v) {
   const std::size_t n = step.size();
   StepSolution solution;
   for (std::size_t k = 0; k < n; ++k)

@@ -24,7 +24,7 @@ class Pgs final : public TimeSteppingIntegrator {
   static ParameterSchema schema();
 
  protected:
-  StepSolution solve(MechanicsView& mechanics, ContactStep& step, double step_s,
+  StepSolution solve(OdeView& ode, MechanicsView& mechanics, ContactStep& step, double step_s,
                      std::span<double> r, std::span<double> v) override;
 
  private:

@@ -50,7 +50,8 @@ ParameterSchema time_stepping_schema(const TimeSteppingSettings& defaults) {
 TimeSteppingSettings time_stepping_settings(const ParameterValues& params) {
   TimeSteppingSettings settings;
   settings.step_s = params.real("step_s");
-  settings.contact.friction = params.boolean("friction");
+  // bilateral_newton has no friction parameter (normal impulses only).
+  settings.contact.friction = params.contains("friction") && params.boolean("friction");
   settings.contact.restitution_threshold_m_per_s = params.real("restitution_threshold_m_per_s");
   settings.contact.stick_velocity_m_per_s = params.real("stick_velocity_m_per_s");
   settings.contact.penetration_slop_m = params.real("penetration_slop_m");
@@ -90,7 +91,7 @@ void TimeSteppingIntegrator::advance(MechanicsView& mechanics, OdeView& ode, dou
   }
   StepSolution solution;
   if (n > 0) {
-    solution = solve(mechanics, step_, h, r_, v_);
+    solution = solve(ode, mechanics, step_, h, r_, v_);
     ++result.contact_solves;
     result.nonlinear_iterations += solution.report.iterations;
   }

@@ -48,8 +48,8 @@ class TimeSteppingIntegrator : public Integrator {
   explicit TimeSteppingIntegrator(const TimeSteppingSettings& settings) : settings_(settings) {}
   /// Finds the step's impulses r (3 per contact, warm start in, solution out) and v⁺ (in:
   /// v_free, out: the new velocities) for the built `step`.
-  virtual StepSolution solve(MechanicsView& mechanics, ContactStep& step, double step_s,
-                             std::span<double> r, std::span<double> v) = 0;
+  virtual StepSolution solve(OdeView& ode, MechanicsView& mechanics, ContactStep& step,
+                             double step_s, std::span<double> r, std::span<double> v) = 0;
 
   TimeSteppingSettings settings_;
 

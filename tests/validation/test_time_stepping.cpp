@@ -209,3 +209,153 @@ TEST_CASE(
     CHECK_THAT(std::string(error.what()), Catch::Contains("output.contact_problems"));
   }
 }
+
+TEST_CASE(
+    "ncp_newton: bounce with e within 1e-3, a stack of 5 boxes with no drift of the contact "
+    "distance beyond the solver tolerance, linearised and nonlinear distances",
+    "[time_stepping][ncp_newton]") {
+  const std::string distance = GENERATE("linearized", "nonlinear");
+  INFO(distance);
+  {
+    const double e = 0.5, r = 0.05, H = 0.2;
+    Experiment experiment(palette(e, 0.0, 0.0) + R"(
+duration_s: 1.0
+output: { interval_s: 1.0e-4 }
+bodies:)" + floor_body() + R"(
+  - name: ball
+    initial: { position_m: [0, 0, )" +
+                          num(r + H) + R"(] }
+    geometry: [{ name: ball, shape: { type: sphere, radius_m: 0.05 }, material: Steel }]
+collision: { broad_phase: brute_force, narrow_phase: primitive }
+)" + integrator("ncp_newton", 1e-4, ", distance: " + distance));
+    const RunRecord record = run(experiment);
+    REQUIRE(record.result.status == IntegrationStatus::completed);
+    double rebound = 0.0, lowest = 1.0;
+    for (std::size_t i = 1; i < record.samples.size(); ++i) {
+      lowest = std::min(lowest, record.samples[i].y[2] - r);
+      if (rebound == 0.0 && record.samples[i - 1].y[9] < 0.0 && record.samples[i].y[9] > 0.0)
+        rebound = record.samples[i].y[9];
+    }
+    CHECK(rebound / std::sqrt(2.0 * g * H) == Approx(e).epsilon(1e-3));
+    CHECK(lowest > -1e-9);  // SiLVIA: no penetration at the steps' ends
+  }
+  {
+    std::string bodies = floor_body();
+    for (int i = 0; i < 5; ++i)
+      bodies += "  - name: box" + std::to_string(i) + "\n    initial: { position_m: [0, 0, " +
+                num(0.1 * (i + 0.5)) + "] }\n    geometry: [{ name: box" + std::to_string(i) +
+                ", shape: { type: box, size_m: [0.1, 0.1, 0.1] }, material: Steel }]\n";
+    Experiment experiment(palette(0.5, 0.6, 0.5) + R"(
+duration_s: 10.0
+output: { interval_s: 0.01 }
+bodies:)" + bodies + R"(
+collision: { broad_phase: brute_force, narrow_phase: primitive }
+)" + integrator("ncp_newton", 1e-2, ", distance: " + distance));
+    const RunRecord record = run(experiment);
+    REQUIRE(record.result.status == IntegrationStatus::completed);
+    double drift = 0.0;
+    for (const Sample& s : record.samples)
+      for (int i = 0; i < 5; ++i)
+        drift = std::max(drift, std::abs(s.y[7 * i + 2] - 0.1 * (i + 0.5)));
+    INFO("largest height error over 10 s: " << drift << " m, unconverged steps "
+                                            << record.statistics.contact_solver.unconverged);
+    CHECK(drift < 1e-8);
+  }
+}
+
+TEST_CASE("ncp_newton: incline stick and slide within 1 %, sliding sphere to 5/7 v0 within 1 %",
+          "[time_stepping][ncp_newton]") {
+  const double mu_s = 0.6, mu_k = 0.4;
+  for (const double tan_theta : {0.5, 0.8}) {
+    const double theta = std::atan(tan_theta);
+    Experiment experiment(palette(0.0, mu_s, mu_k) + R"(
+duration_s: 1.0
+gravity_m_per_s2: [)" + num(g * std::sin(theta)) +
+                          ", 0, " + num(-g * std::cos(theta)) + R"(]
+output: { interval_s: 0.01 }
+bodies:)" + floor_body() + R"(
+  - name: block
+    initial: { position_m: [0, 0, 0.05] }
+    geometry: [{ name: block, shape: { type: box, size_m: [0.2, 0.1, 0.1] }, material: Steel }]
+collision: { broad_phase: brute_force, narrow_phase: primitive }
+)" + integrator("ncp_newton", 1e-3));
+    const RunRecord record = run(experiment);
+    const Sample& last = record.samples.back();
+    if (tan_theta < mu_s) {
+      CHECK(std::abs(last.y[7]) < 1e-6);
+    } else {
+      CHECK(last.y[7] / last.t ==
+            Approx(g * (std::sin(theta) - mu_k * std::cos(theta))).epsilon(0.01));
+    }
+  }
+  const double v0 = 2.0;
+  Experiment experiment(palette(0.0, 0.3, 0.3) + R"(
+duration_s: 1.5
+output: { interval_s: 0.01 }
+bodies:)" + floor_body() +
+                        R"(
+  - name: ball
+    initial: { position_m: [0, 0, 0.05], velocity_m_per_s: [)" +
+                        num(v0) + R"(, 0, 0] }
+    geometry: [{ name: ball, shape: { type: sphere, radius_m: 0.05 }, material: Steel }]
+collision: { broad_phase: brute_force, narrow_phase: primitive }
+)" + integrator("ncp_newton", 1e-3));
+  const RunRecord record = run(experiment);
+  CHECK(record.samples.back().y[7] == Approx(5.0 / 7.0 * v0).epsilon(0.01));
+}
+
+namespace {
+
+/// The smallest normal force any output time reported.
+class SmallestForce final : public core::SimulationObserver {
+ public:
+  core::SampleNeeds needs() const override { return {false, true, false}; }
+  void on_output(const core::RunSample& sample) override {
+    for (const core::ContactSample& c : sample.contacts) {
+      smallest = std::min(smallest, c.normal_force_N);
+      if (c.normal_force_N < 0.0) ++negative_samples;
+    }
+  }
+  double smallest = 0.0;
+  int negative_samples = 0;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "bilateral_newton sticks for one step as a box lifts off a platform pulled down faster "
+    "than g (a negative normal force), ncp_newton never gives a negative force",
+    "[time_stepping][bilateral_newton]") {
+  // The platform follows z = −A·cos(2πft): it pushes the box up, then accelerates down at up to
+  // A·(2πf)² = 39 m/s², four times g.
+  const std::string type = GENERATE("bilateral_newton", "ncp_newton");
+  INFO(type);
+  Experiment experiment(palette(0.0, 0.5, 0.5) + R"(
+duration_s: 0.1
+output: { interval_s: 1.0e-3 }
+bodies:
+  - name: platform
+    joint: { type: prismatic, params: { axis_x: 0, axis_y: 0, axis_z: 1, drive: sine,
+             drive_amplitude_m: 0.01, drive_frequency_Hz: 10, drive_phase_rad: -1.5707963267948966 } }
+    mass: { mass_kg: 10, inertia_kg_m2: [1, 1, 1] }
+    geometry: [{ name: platform, shape: { type: box, size_m: [0.4, 0.4, 0.02] }, pose: { position_m: [0, 0, -0.01] }, material: Steel }]
+  - name: box
+    initial: { position_m: [0, 0, 0.04] }
+    geometry: [{ name: box, shape: { type: box, size_m: [0.1, 0.1, 0.1] }, material: Steel }]
+collision: { broad_phase: brute_force, narrow_phase: primitive }
+)" + integrator(type, 1e-3));
+  core::Simulation simulation(experiment.scene, experiment.registry);
+  SmallestForce forces;
+  simulation.add_observer(forces);
+  REQUIRE(simulation.run().status == IntegrationStatus::completed);
+  INFO("smallest normal force " << forces.smallest << " N at " << forces.negative_samples
+                                << " output times");
+  if (type == "bilateral_newton") {
+    CHECK(forces.smallest < 0.0);
+    CHECK(forces.negative_samples <= 4);  // one step per point of the patch
+  } else {
+    // Never pulling: what is negative is the Newton solve's round-off, far below the 1e-8
+    // tolerance times the weight (7.8 N).
+    CHECK(forces.smallest >= -1e-8);
+  }
+}

@@ -18,11 +18,11 @@
 // a flat contact only while they touch, so a box tilted by a few micrometres by one step's inexact
 // solve would stand on one corner in the next, and a stack falls. The host keeps each pair's points
 // of the last step in its bodies' frames; a kept point whose witnesses are still within the pair's
-// margin of each other (1 % of the smaller shape's size), along and across the current normal,
-// and not repeated by a new point, joins the narrow phase's points, and the patch rule of the
-// geometry library (choose_patch_points, with that margin) keeps at most four. A kept point's
-// distance is measured along the current normal: a lifted corner is a speculative row, which the
-// solver lets close but not pull.
+// margin (1 % of the smaller shape's size) along the current normal — A's witness re-anchored
+// under B's when they slid apart — and not repeated by a new point, joins the narrow phase's
+// points, and the patch rule of the geometry library (choose_patch_points, with that margin) keeps
+// at most four. A kept point's distance is measured along the current normal: a lifted corner is a
+// speculative row, which the solver lets close but not pull.
 #pragma once
 
 #include <array>
@@ -63,8 +63,8 @@ class MechanicsHost final : public MechanicsView {
 
   /// The observers that receive report_contact_problem()'s problems (may be null).
   void set_observers(ObserverList* observers) { observers_ = observers; }
-  /// The points of the last reported solution that carry a force, as output samples (forces =
-  /// impulse / step).
+  /// The points of the last reported solution that carry a force (of either sign), as output
+  /// samples (forces = impulse / step).
   const std::vector<ContactSample>& samples() const { return samples_; }
   const ContactSolveStatistics& statistics() const { return statistics_; }
   double time_s() const { return t_; }
@@ -115,6 +115,8 @@ class MechanicsHost final : public MechanicsView {
     std::array<std::int32_t, max_manifold_points> index{};  ///< in the last step's points
   };
   std::unordered_map<PairKey, Patch> patches_, previous_patches_;
+  /// 1 % of the pair's smaller shape (a half-space: the other's size).
+  double patch_margin(const ContactPair& pair) const;
   /// The patch of one pair at this step: the narrow phase's points and the kept ones, reduced.
   void merge_patch(const ContactPair& pair, ContactManifold& manifold,
                    std::array<std::int32_t, max_manifold_points>& previous);
