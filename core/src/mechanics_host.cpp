@@ -80,7 +80,6 @@ void MechanicsHost::build_trees() {
 }
 
 void MechanicsHost::joint_columns() {
-  const std::size_t nq = bodies_.configuration_size();
   double S[36];
   for (std::size_t b = 0; b < bodies_.body_count(); ++b) {
     const int nv = bodies_.nv(b);
@@ -99,7 +98,6 @@ void MechanicsHost::joint_columns() {
       c.w[k] = R_WJ * Vec3(s[3], s[4], s[5]);
     }
   }
-  (void)nq;
 }
 
 void MechanicsHost::mass_matrices() {
@@ -270,9 +268,8 @@ void MechanicsHost::merge_patch(const ContactPair& pair, ContactManifold& manifo
                                           max_manifold_points, size_m, chosen, margin_m);
   }
   manifold.count = count;
-  std::array<ContactGeometry, capacity> kept = candidate;
   for (int k = 0; k < count; ++k) {
-    manifold.points[static_cast<std::size_t>(k)] = kept[chosen[k]];
+    manifold.points[static_cast<std::size_t>(k)] = candidate[chosen[k]];
     previous[k] = origin[chosen[k]];
   }
 }

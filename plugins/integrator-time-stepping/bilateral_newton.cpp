@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <contactlab/contact_problem/problem.hpp>
-
 namespace contactlab::plugins {
 
 namespace {
@@ -18,7 +16,6 @@ TimeSteppingSettings bilateral_defaults() {
   defaults.max_iterations = 20;
   defaults.contact.friction = false;
   defaults.contact.penetration_slop_m = 0.0;
-  defaults.contact.correct_in_velocity = true;
   return defaults;
 }
 
@@ -68,8 +65,7 @@ StepSolution BilateralNewton::solve(OdeView& ode, MechanicsView& mechanics, Cont
 
   // W_NN on the active set (normal-normal entries of W's blocks), shifted by 1e-12 of its largest
   // diagonal entry.
-  contact_problem::FrictionContactProblem problem;
-  step.assemble(problem);
+  const contact_problem::FrictionContactProblem& problem = local_problem();
   std::vector<Eigen::Triplet<double>> triplets;
   double largest = 0.0;
   for (std::size_t a = 0; a < m; ++a) {
@@ -93,8 +89,6 @@ StepSolution BilateralNewton::solve(OdeView& ode, MechanicsView& mechanics, Cont
   }
   // The residual F_a = w_N (the local problem's normal velocity minus its bound, δ⁺/h at the
   // bilateral contacts), linear in r_N or through the pipeline.
-  const std::span<const double> y0 = mechanics.prepared_state();
-  const std::size_t nv = v.size(), nq = y0.size() - nv;
   Eigen::VectorXd rn = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m));
   Eigen::VectorXd F(static_cast<Eigen::Index>(m));
   auto residual = [&] {
@@ -103,12 +97,7 @@ StepSolution BilateralNewton::solve(OdeView& ode, MechanicsView& mechanics, Cont
       const double dr[3] = {rn[static_cast<Eigen::Index>(a)], 0.0, 0.0};
       step.apply_impulse(members_[a], dr, v_trial_, 1);
     }
-    if (nonlinear_) {
-      q_trial_.resize(nq);
-      ode.integrate_configuration(y0.first(nq), v_trial_, step_s, q_trial_);
-      distances_.resize(n);
-      mechanics.distances_at(q_trial_, distances_);
-    }
+    if (nonlinear_) distances_after(ode, mechanics, v_trial_, step_s, distances_);
     double norm = 0.0, scale = 0.0;
     for (std::size_t a = 0; a < m; ++a) {
       const std::size_t k = members_[a];

@@ -29,7 +29,7 @@ class BilateralNewton final : public TimeSteppingIntegrator {
   bool nonlinear_ = false;
   std::vector<int> active_;  ///< index in the active set per point, −1: inactive
   std::vector<std::size_t> members_;
-  std::vector<double> v_trial_, q_trial_, distances_;
+  std::vector<double> v_trial_, distances_;
 };
 
 }  // namespace contactlab::plugins

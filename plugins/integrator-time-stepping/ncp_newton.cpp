@@ -15,7 +15,6 @@ TimeSteppingSettings ncp_defaults() {
   defaults.max_iterations = 50;
   // SiLVIA's condition is δ⁺ ≥ 0: no slop, penetration corrected in the step itself.
   defaults.contact.penetration_slop_m = 0.0;
-  defaults.contact.correct_in_velocity = true;
   return defaults;
 }
 
@@ -44,22 +43,17 @@ ParameterSchema NcpNewton::schema() {
 StepSolution NcpNewton::solve(OdeView& ode, MechanicsView& mechanics, ContactStep& step,
                               double step_s, std::span<double> r, std::span<double> v) {
   const std::size_t n = step.size();
-  step.assemble(problem_);
+  const contact_problem::FrictionContactProblem& problem = local_problem();
   u_.assign(3 * n, 0.0);
   contact_problem::SolverOptions options;
   options.tolerance = settings_.tolerance;
   options.max_iterations = settings_.max_iterations;
-  const std::span<const double> y0 = mechanics.prepared_state();
-  const std::size_t nv = v.size(), nq = y0.size() - nv;
   if (nonlinear_) {
     // u_N of the local problem as δ(q⁺(r))/h (+ slop/h), the impact points' velocity bound as is.
     options.nonlinear_normal = [&](std::span<const double> r_in, std::span<double> u_normal) {
       v_trial_.assign(step.v_free().begin(), step.v_free().end());
       for (std::size_t k = 0; k < n; ++k) step.apply_impulse(k, &r_in[3 * k], v_trial_);
-      q_trial_.resize(nq);
-      ode.integrate_configuration(y0.first(nq), v_trial_, step_s, q_trial_);
-      distances_.resize(n);
-      mechanics.distances_at(q_trial_, distances_);
+      distances_after(ode, mechanics, v_trial_, step_s, distances_);
       const double slop = settings_.contact.penetration_slop_m;
       for (std::size_t k = 0; k < n; ++k) {
         const LocalContact& c = step.contact(k);
@@ -75,7 +69,7 @@ StepSolution NcpNewton::solve(OdeView& ode, MechanicsView& mechanics, ContactSte
   }
   StepSolution solution;
   const contact_problem::SolverReport report =
-      contact_problem::solve(problem_, solver_, r, u_, options);
+      contact_problem::solve(problem, solver_, r, u_, options);
   solution.report.iterations = report.iterations;
   solution.report.residual = report.error;
   solution.report.converged = report.converged;

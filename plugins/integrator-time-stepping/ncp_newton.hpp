@@ -36,8 +36,7 @@ class NcpNewton final : public TimeSteppingIntegrator {
  private:
   std::string solver_ = "newton_fb";
   bool nonlinear_ = false;
-  contact_problem::FrictionContactProblem problem_;
-  std::vector<double> u_, v_trial_, q_trial_, distances_;
+  std::vector<double> u_, v_trial_, distances_;
 };
 
 }  // namespace contactlab::plugins

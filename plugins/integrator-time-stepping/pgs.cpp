@@ -103,10 +103,11 @@ StepSolution Pgs::solve(OdeView& /*ode*/, MechanicsView& /*mechanics*/, ContactS
     }
   }
   if (!deep) return solution;
+  const double largest_bias = *std::max_element(bias_split_.begin(), bias_split_.end());
   v_split_.assign(v.size(), 0.0);
   r_split_.assign(n, 0.0);
   for (int sweep = 1; sweep <= settings_.max_iterations; ++sweep) {
-    double largest_change = 0.0, largest_bias = 0.0;
+    double largest_change = 0.0;
     for (std::size_t k = 0; k < n; ++k) {
       const LocalContact& c = step.contact(k);
       if (!(c.W[0] > 0.0)) continue;
@@ -117,7 +118,6 @@ StepSolution Pgs::solve(OdeView& /*ode*/, MechanicsView& /*mechanics*/, ContactS
       r_split_[k] = rn;
       step.apply_impulse(k, dr, v_split_, 1);
       largest_change = std::max(largest_change, std::abs(dr[0]) * c.W[0]);
-      largest_bias = std::max(largest_bias, bias_split_[k]);
     }
     if (largest_change <= settings_.tolerance * largest_bias) break;
   }

@@ -85,10 +85,9 @@ void TimeSteppingIntegrator::advance(MechanicsView& mechanics, OdeView& ode, dou
   }
   const std::span<const double> v_free = step_.v_free();
   v_.assign(v_free.begin(), v_free.end());
-  if (mechanics.contact_problem_wanted() && n > 0) {
-    step_.assemble(problem_);
-    mechanics.report_contact_problem(problem_);
-  }
+  problem_assembled_ = false;
+  if (mechanics.contact_problem_wanted() && n > 0)
+    mechanics.report_contact_problem(local_problem());
   StepSolution solution;
   if (n > 0) {
     solution = solve(ode, mechanics, step_, h, r_, v_);
@@ -110,6 +109,25 @@ void TimeSteppingIntegrator::advance(MechanicsView& mechanics, OdeView& ode, dou
   previous_r_.assign(r_.begin(), r_.end());
   previous_approach_.resize(n);
   for (std::size_t k = 0; k < n; ++k) previous_approach_[k] = step_.contact(k).approach;
+}
+
+const contact_problem::FrictionContactProblem& TimeSteppingIntegrator::local_problem() {
+  if (!problem_assembled_) {
+    step_.assemble(problem_);
+    problem_assembled_ = true;
+  }
+  return problem_;
+}
+
+void TimeSteppingIntegrator::distances_after(OdeView& ode, MechanicsView& mechanics,
+                                             std::span<const double> v, double h,
+                                             std::vector<double>& distances) {
+  const std::span<const double> y0 = mechanics.prepared_state();
+  const std::size_t nq = y0.size() - v.size();
+  q_trial_.resize(nq);
+  ode.integrate_configuration(y0.first(nq), v, h, q_trial_);
+  distances.resize(step_.size());
+  mechanics.distances_at(q_trial_, distances);
 }
 
 IntegrationResult TimeSteppingIntegrator::integrate(OdeView& ode, double t_start, double t_end,

@@ -51,6 +51,14 @@ class TimeSteppingIntegrator : public Integrator {
   virtual StepSolution solve(OdeView& ode, MechanicsView& mechanics, ContactStep& step,
                              double step_s, std::span<double> r, std::span<double> v) = 0;
 
+  /// The step's local problem (W, q, μ; ContactStep::assemble), assembled at most once per step:
+  /// for solvers that take it whole and for output.contact_problems.
+  const contact_problem::FrictionContactProblem& local_problem();
+  /// The signed distances of the step's points at q ⊕ h·v (SiLVIA's δ(σ(f)) for trial velocities
+  /// v), through the host's contact pipeline.
+  void distances_after(OdeView& ode, MechanicsView& mechanics, std::span<const double> v, double h,
+                       std::vector<double>& distances);
+
   TimeSteppingSettings settings_;
 
  private:
@@ -62,6 +70,8 @@ class TimeSteppingIntegrator : public Integrator {
   std::vector<double> r_, v_, v_move_, q_next_;
   std::vector<double> previous_r_, previous_approach_;
   contact_problem::FrictionContactProblem problem_;
+  bool problem_assembled_ = false;
+  std::vector<double> q_trial_;
 };
 
 }  // namespace contactlab::plugins
