@@ -91,12 +91,16 @@ void ContactStep::build(MechanicsView& mechanics, double step_s,
     const double slop = settings.penetration_slop_m;
     c.bias_N = settings.correct_in_velocity ? -(c.distance_m + slop) / h
                                             : -std::max(c.distance_m + slop, 0.0) / h;
-    if (c.distance_m <= 0.0 && point.restitution > 0.0) {
+    // Touching: δ ≤ 0, or the previous step closed the gap (it estimated an approach and pushed):
+    // the closed gap can read slightly positive, since δ + h·u_N misses the surfaces' curvature
+    // when they slide across each other (two spheres: +s²/(2·(r_a + r_b)) for a tangential
+    // travel s), and the impact must not be lost then.
+    const bool approached = point.previous >= 0 &&
+                            static_cast<std::size_t>(point.previous) < previous_approach.size() &&
+                            previous_approach[static_cast<std::size_t>(point.previous)] < 0.0;
+    if ((c.distance_m <= 0.0 || (approached && !closing)) && point.restitution > 0.0) {
       double approach = c.u0[0];
-      if (point.previous >= 0 &&
-          static_cast<std::size_t>(point.previous) < previous_approach.size() &&
-          previous_approach[static_cast<std::size_t>(point.previous)] < 0.0)
-        approach = previous_approach[static_cast<std::size_t>(point.previous)];
+      if (approached) approach = previous_approach[static_cast<std::size_t>(point.previous)];
       if (approach < -settings.restitution_threshold_m_per_s &&
           -point.restitution * approach > c.bias_N) {
         c.bias_N = -point.restitution * approach;
@@ -104,8 +108,9 @@ void ContactStep::build(MechanicsView& mechanics, double step_s,
       }
     }
     // A point that the free motion brings past the bound within this step touches during it:
-    // its approach speed when it touches, for the next step's restitution.
-    if (c.distance_m > 0.0 && c.distance_m + h * c.u_free[0] < -slop) {
+    // its approach speed when it touches, for the next step's restitution (not for the impact
+    // step itself, whose gap may read positive: see above).
+    if (!c.impact && c.distance_m > 0.0 && c.distance_m + h * c.u_free[0] < -slop) {
       const double a_N = (c.u_free[0] - c.u0[0]) / h;
       const double square = c.u0[0] * c.u0[0] - 2.0 * a_N * c.distance_m;
       if (square > 0.0) c.approach = -std::sqrt(square);
