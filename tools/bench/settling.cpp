@@ -1,34 +1,46 @@
-// Scale benchmark (issue 6): N spheres (default 1,000 dry-wood spheres, r = 1.5 cm) dropped from
-// a jittered lattice into an open box (a floor and four walls, all half-spaces) under gravity.
-// contactlab runs the scene through the host (core::build_scene + core::Simulation, plugins loaded
-// by the registry as in the CLI): Hertz normal force with Hunt–Crossley damping (hunt_crossley
-// plugin, damping_model hunt_crossley, the pair's e), regularised Coulomb friction
-// (coulomb_regularized, μ = the pair's friction_kinetic, v_min = 0.01 m/s), broad phase sap,
-// narrow phase primitive, and each integrator asked for (rk4 at a fixed step, cvode BDF with a
-// linear solver given as a parameter). When the build found MuJoCo (Debian's libmujoco-dev), the
-// same scene runs in the same process with MuJoCo's defaults: soft contacts with the default
-// solref/solimp, the default 2 ms time step and integrator (Euler), pyramidal cones, condim 3,
-// sliding friction μ as above.
+// Scale benchmark (issues 6 and 30): N spheres (default 1,000 dry-wood spheres, r = 1.5 cm)
+// dropped from a jittered lattice into an open box (a floor and four walls, all half-spaces) under
+// gravity, run by every engine asked for in the same process:
+//   - contactlab through the host (core::build_scene + core::Simulation, plugins loaded by the
+//     registry as in the CLI), broad phase sap, narrow phase primitive, with
+//       penalty integrators (rk4 at a fixed step, cvode BDF with a linear solver given as a
+//       parameter): Hertz normal force with Hunt–Crossley damping (hunt_crossley, damping_model
+//       hunt_crossley, the pair's e), regularised Coulomb friction (coulomb_regularized, μ = the
+//       pair's friction_kinetic, v_min = 0.01 m/s);
+//       time-stepping integrators (pgs, ncp_newton, bilateral_newton at --step): rigid contact,
+//       no `contact:` section, μ and e of the pair;
+//   - MuJoCo (Debian's libmujoco-dev, settling_mujoco.cpp) with its defaults, at its default 2 ms
+//     step and at the ones asked for, with its default solver (Newton) and the ones asked for;
+//   - Bullet (Debian's libbullet-dev, settling_bullet.cpp), btDiscreteDynamicsWorld with its
+//     sequential-impulse solver at its defaults, float and double builds, at --step.
 //
-// Measured: wall time of the whole run divided by the simulated time (s per simulated s), steps,
-// rhs evaluations, and the ratio contactlab / MuJoCo for each contactlab integrator. To show that
-// the scenes match, both print at every output time the mean height of the sphere centres, the
-// kinetic energy and the number of touching pairs (contactlab: penetrating pairs; MuJoCo: ncon).
+// Measured: wall time of the whole run divided by the simulated time (s per simulated s) and its
+// ratio to Bullet float and to the first MuJoCo run; from the sphere centres every engine reports
+// (the same measure for all): the largest penetration over the run's last 0.2 s (the settled pile
+// when the run is 1 s) and over the whole run, the mean kinetic energy over the last 0.2 s, the
+// pairs closer than 1 % of r at the end; and the engine's own contact count at the end.
 //
 // Usage: build/bin/bench_settling [--n=1000] [--radius=0.015] [--duration=0.1] [--output=0.01]
-//            [--integrators=rk4,cvode:krylov] [--rk4-step=1e-5] [--rtol=1e-4] [--atol=1e-7]
-//            [--budget=150] [--seed=1] [--rk4-locate-events] [--mujoco-solvers=default,cg]
-//            [--mujoco-nconmax=6n] [--mujoco-njmax=8n] [--mujoco-nstack=N]
-//            [--no-mujoco]
-//   --integrators  comma-separated: rk4, cvode:<linear_solver> (e.g. cvode:krylov, cvode:sparse),
-//                  rk4:<step> for a step other than --rk4-step; empty: MuJoCo only
+//            [--integrators=rk4,cvode:krylov] [--rk4-step=1e-5] [--step=1e-3] [--rtol=1e-4]
+//            [--atol=1e-7] [--budget=150] [--seed=1] [--rk4-locate-events]
+//            [--mujoco-solvers=default,cg] [--mujoco-steps=default,1e-3] [--bullet=float,double]
+//            [--mujoco-cone=elliptic] [--mujoco-nconmax=6n] [--mujoco-njmax=min(16n, 8500)]
+//            [--mujoco-nstack=N] [--no-mujoco]
+//   --integrators  comma-separated: rk4, rk4:<step>, cvode:<linear_solver> (e.g. cvode:krylov,
+//                  cvode:sparse), pgs, ncp_newton, bilateral_newton (each at --step, or
+//                  <name>:<step>); empty: the peers only
 //   --rk4-locate-events  rk4 bisects every contact start/end to 1e-12 s (off by default here:
 //                  events are handled at the end of the step that crosses them)
-//   --mujoco-solvers  MuJoCo runs, each with opt.solver set (default: MuJoCo's own, Newton); the
-//                  ratio column is against the first
+//   --mujoco-solvers, --mujoco-steps  MuJoCo runs, each solver at each step (default: MuJoCo's
+//                  own solver, Newton; its own step, 2 ms); ratios are against the first
+//   --mujoco-cone  elliptic (default here: the settled pile needs fewer rows than MuJoCo 2.2 can
+//                  allocate only so) or pyramidal (MuJoCo's default)
+//   --bullet       Bullet builds to run (float, double; empty: none), at --step
 //   --budget       wall seconds per run; a contactlab run past it is stopped (through the host's
-//                  stop flag), a MuJoCo run stops stepping, and the figures are per the simulated
+//                  stop flag), a peer run stops stepping, and the figures are per the simulated
 //                  time reached
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -38,7 +50,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,18 +58,12 @@
 #include "contactlab/core/registry.hpp"
 #include "contactlab/core/scene.hpp"
 #include "contactlab/core/simulation.hpp"
-
-#ifdef CONTACTLAB_BENCH_HAVE_MUJOCO
-#include <mujoco/mujoco.h>
-#endif
+#include "settling_scene.hpp"
 
 namespace {
 
 using namespace contactlab;
-
-// Dry wood (configs/materials.yaml, Modia3D's palette): solid and the wood–wood pair.
-constexpr double density = 700.0, youngs_modulus = 1.1e10, poisson = 0.4;
-constexpr double restitution = 0.6, friction = 0.3, gravity = 9.81;
+using namespace contactlab::bench;
 
 std::string num(double value) {
   char buffer[40];
@@ -72,58 +77,10 @@ std::string short_num(double value) {
   return buffer;
 }
 
-struct SceneSpec {
-  int n = 1000;
-  double radius = 0.015;
-  double duration = 0.1, output = 0.01;
-  unsigned seed = 1;
-  // MuJoCo 2.2 sizes its contact and constraint arrays at load time (nconmax, njmax; nstack, an
-  // int count of mjtNums, defaults to a formula quadratic in njmax that overflows past
-  // njmax ≈ 9,000 here).
-  long mujoco_nconmax = 0, mujoco_njmax = 0, mujoco_nstack = 0;
-  // Derived: lattice and box.
-  int per_side = 10;
-  double half_width = 0.0;
-  std::vector<std::array<double, 3>> positions;
-
-  void build() {
-    per_side = static_cast<int>(std::ceil(std::sqrt(n / 10.0)));
-    const double spacing = 2.1 * radius;
-    // The box is one radius wider than the lattice: the walls are 0.55 r from the outer spheres.
-    half_width = 0.5 * (per_side * spacing + radius);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> jitter(-0.04 * radius, 0.04 * radius);
-    positions.clear();
-    for (int i = 0; i < n; ++i) {
-      const int layer = i / (per_side * per_side), cell = i % (per_side * per_side);
-      const int ix = cell % per_side, iy = cell / per_side;
-      positions.push_back({(ix - 0.5 * (per_side - 1)) * spacing + jitter(rng),
-                           (iy - 0.5 * (per_side - 1)) * spacing + jitter(rng),
-                           1.1 * radius + layer * spacing});
-    }
-  }
-  double mass() const { return density * 4.0 / 3.0 * M_PI * radius * radius * radius; }
-};
-
-/// What both engines report at an output time.
-struct Sample {
-  double t = 0.0;
-  double mean_height = 0.0;
-  double kinetic = 0.0;
-  long touching = 0;
-};
-
-void print_samples(const char* name, const std::vector<Sample>& samples) {
-  std::printf("%s:", name);
-  for (const Sample& s : samples)
-    std::printf(" t=%.3f z=%.5f KE=%.4g c=%ld;", s.t, s.mean_height, s.kinetic, s.touching);
-  std::printf("\n");
-}
-
 // ------------------------------------------------------------------------------------------------
 // contactlab
 
-std::string contactlab_yaml(const SceneSpec& spec, const std::string& integrator) {
+std::string contactlab_yaml(const SceneSpec& spec, const std::string& integrator, bool penalty) {
   std::string yaml = R"(
 name: bench_settling
 materials:
@@ -143,10 +100,13 @@ output: { interval_s: )" +
                      num(spec.output) +
                      R"(, contacts: false }
 collision: { broad_phase: { type: sap }, narrow_phase: [primitive] }
-contact:
+)" +
+                     (penalty ? R"(contact:
   force_law: { type: hunt_crossley, params: { damping_model: hunt_crossley } }
   friction: { type: coulomb_regularized, params: { v_min_m_per_s: 0.01 } }
-integrator: )" + integrator +
+)"
+                              : "") +
+                     "integrator: " + integrator +
                      R"(
 bodies:
   - name: box
@@ -175,18 +135,6 @@ bodies:
   return yaml;
 }
 
-struct EngineRun {
-  std::string name;
-  double simulated_s = 0.0, wall_s = 0.0;
-  long long steps = 0, rhs = 0, jacobians = 0, events = 0, restarts = 0;
-  std::string status = "complete";
-  bool mujoco = false;
-  std::vector<Sample> samples;
-  double per_simulated_second() const {
-    return simulated_s > 0.0 ? wall_s / simulated_s : INFINITY;
-  }
-};
-
 /// Sets `flag` after `seconds` unless destroyed first.
 class Watchdog {
  public:
@@ -213,30 +161,34 @@ class Watchdog {
 };
 
 EngineRun run_contactlab(core::PluginRegistry& registry, const SceneSpec& spec,
-                         const std::string& name, const std::string& integrator, double budget_s) {
+                         const std::string& name, const std::string& integrator, bool penalty,
+                         double step_s, double budget_s) {
   EngineRun run;
   run.name = name;
-  const std::string yaml = contactlab_yaml(spec, integrator);
+  run.family = "contactlab";
+  run.step_s = step_s;
+  const std::string yaml = contactlab_yaml(spec, integrator, penalty);
   core::Scene scene = core::build_scene(core::parse_yaml(yaml, "bench_settling.yaml"),
                                         "bench_settling.yaml", registry);
   core::Simulation simulation(scene, registry);
   std::vector<std::size_t> spheres;
   for (std::size_t b = 0; b < scene.bodies.size(); ++b)
     if (scene.bodies[b].moves()) spheres.push_back(b);
-  const double mass = spec.mass(), inertia = 0.4 * mass * spec.radius * spec.radius;
+  const double mass = spec.mass(), inertia = spec.inertia();
+  std::vector<std::array<double, 3>> centres(spheres.size());
   double sample_s = 0.0;  // time spent in the observer, not counted
   core::OutputCallback sampler([&](double t, std::span<const double> y) {
     const auto start = std::chrono::steady_clock::now();
     Sample s;
     s.t = t;
-    for (std::size_t b : spheres) {
-      const core::BodyState state = simulation.body_state(b, y);
-      s.mean_height += state.p_WCm.z();
+    for (std::size_t i = 0; i < spheres.size(); ++i) {
+      const core::BodyState state = simulation.body_state(spheres[i], y);
+      centres[i] = {state.p_WCm.x(), state.p_WCm.y(), state.p_WCm.z()};
       s.kinetic +=
           0.5 * mass * state.v_WCm.squaredNorm() + 0.5 * inertia * state.w_WB.squaredNorm();
     }
-    s.mean_height /= static_cast<double>(spheres.size());
-    s.touching = static_cast<long>(simulation.contacts_at(t, y).size());
+    measure_centres(spec, centres, s);
+    s.engine_contacts = static_cast<long>(simulation.contacts_at(t, y).size());
     run.samples.push_back(s);
     sample_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   });
@@ -265,115 +217,31 @@ EngineRun run_contactlab(core::PluginRegistry& registry, const SceneSpec& spec,
 }
 
 // ------------------------------------------------------------------------------------------------
-// MuJoCo
+// Bullet: each precision in its own module (settling_bullet.cpp), loaded with its own symbols.
 
-#ifdef CONTACTLAB_BENCH_HAVE_MUJOCO
-std::string mujoco_xml(const SceneSpec& spec, const std::string& solver) {
-  std::string xml =
-      "<mujoco model=\"bench_settling\">\n"
-      "  <option gravity=\"0 0 " +
-      num(-gravity) + "\"" + (solver.empty() ? "" : " solver=\"" + solver + "\"") +
-      "/>\n"
-      "  <size nconmax=\"" +
-      std::to_string(spec.mujoco_nconmax) + "\" njmax=\"" + std::to_string(spec.mujoco_njmax) +
-      "\"" +
-      (spec.mujoco_nstack > 0 ? " nstack=\"" + std::to_string(spec.mujoco_nstack) + "\"" : "") +
-      "/>\n"
-      "  <default><geom friction=\"" +
-      num(friction) +
-      " 0.005 0.0001\"/></default>\n"
-      "  <worldbody>\n"
-      "    <geom name=\"floor\" type=\"plane\" size=\"0 0 1\"/>\n";
-  const double w = spec.half_width;
-  const char* walls[4][2] = {
-      {"x_plus", "-1 0 0"}, {"x_minus", "1 0 0"}, {"y_plus", "0 -1 0"}, {"y_minus", "0 1 0"}};
-  const double offsets[4][3] = {{w, 0, 0}, {-w, 0, 0}, {0, w, 0}, {0, -w, 0}};
-  for (int k = 0; k < 4; ++k)
-    xml += std::string("    <geom name=\"") + walls[k][0] +
-           "\" type=\"plane\" size=\"0 0 1\" pos=\"" + num(offsets[k][0]) + " " +
-           num(offsets[k][1]) + " " + num(offsets[k][2]) + "\" zaxis=\"" + walls[k][1] + "\"/>\n";
-  for (int i = 0; i < spec.n; ++i) {
-    const auto& p = spec.positions[i];
-    xml += "    <body pos=\"" + num(p[0]) + " " + num(p[1]) + " " + num(p[2]) +
-           "\"><freejoint/><geom type=\"sphere\" size=\"" + num(spec.radius) + "\" density=\"" +
-           num(density) + "\"/></body>\n";
-  }
-  xml += "  </worldbody>\n</mujoco>\n";
-  return xml;
-}
+using BulletEntry = void (*)(const SceneSpec*, double, double, EngineRun*);
 
-EngineRun run_mujoco(const SceneSpec& spec, const std::string& solver, double budget_s) {
+EngineRun run_bullet(const std::string& precision, const SceneSpec& spec, double step_s,
+                     double budget_s) {
+#ifdef CONTACTLAB_BENCH_BULLET_FLOAT
+  const char* path = precision == "float"    ? CONTACTLAB_BENCH_BULLET_FLOAT
+                     : precision == "double" ? CONTACTLAB_BENCH_BULLET_DOUBLE
+                                             : nullptr;
+  if (!path)
+    throw std::runtime_error("--bullet: unknown build '" + precision + "' (float, double)");
+  // RTLD_DEEPBIND: the module's references resolve in its own Bullet, never the other's.
+  void* module = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!module) throw std::runtime_error(std::string("Bullet: ") + dlerror());
+  auto entry = reinterpret_cast<BulletEntry>(dlsym(module, "contactlab_bench_settling_bullet"));
+  if (!entry) throw std::runtime_error(std::string("Bullet: ") + dlerror());
   EngineRun run;
-  run.name = solver.empty() ? "MuJoCo" : "MuJoCo solver " + solver;
-  run.mujoco = true;
-  run.status.clear();
-  const std::string xml = mujoco_xml(spec, solver);
-  auto vfs = std::make_unique<mjVFS>();
-  mj_defaultVFS(vfs.get());
-  const char* file = "bench_settling.xml";
-  if (mj_makeEmptyFileVFS(vfs.get(), file, static_cast<int>(xml.size())) != 0)
-    throw std::runtime_error("MuJoCo: cannot make a VFS file");
-  std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), file)], xml.data(), xml.size());
-  char error[1000] = "";
-  mjModel* model = mj_loadXML(file, vfs.get(), error, sizeof error);
-  mj_deleteVFS(vfs.get());
-  if (!model) throw std::runtime_error(std::string("MuJoCo: ") + error);
-  mjData* data = mj_makeData(model);
-  const double mass = spec.mass(), inertia = 0.4 * mass * spec.radius * spec.radius;
-  std::printf(
-      "MuJoCo %s: timestep %g s, integrator %d (0 = Euler), cone %d, solver %d, "
-      "iterations %d, sphere mass %.6g kg (contactlab %.6g kg)\n",
-      mj_versionString(), model->opt.timestep, model->opt.integrator, model->opt.cone,
-      model->opt.solver, model->opt.iterations, model->body_mass[1], mass);
-  auto sample = [&] {
-    Sample s;
-    s.t = data->time;
-    for (int i = 0; i < spec.n; ++i) {
-      const mjtNum* v = data->qvel + 6 * i;
-      s.mean_height += data->qpos[7 * i + 2];
-      s.kinetic += 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
-                   0.5 * inertia * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
-    }
-    s.mean_height /= spec.n;
-    s.touching = data->ncon;
-    run.samples.push_back(s);
-  };
-  mj_forward(model, data);
-  sample();
-  const long steps = std::lround(spec.duration / model->opt.timestep);
-  const long per_output = std::max(1L, std::lround(spec.output / model->opt.timestep));
-  double wall = 0.0;
-  long k = 1;
-  for (; k <= steps; ++k) {
-    const auto start = std::chrono::steady_clock::now();
-    mj_step(model, data);
-    wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool out_of_budget = wall > budget_s;
-    if (k % per_output == 0 || k == steps || out_of_budget) {
-      mj_forward(model, data);  // ncon and the state at data->time (not timed)
-      sample();
-    }
-    if (out_of_budget) {
-      run.status = "stopped by --budget";
-      break;
-    }
-  }
-  run.wall_s = wall;
-  run.simulated_s = data->time;
-  run.steps = std::min(k, steps);
-  for (int w : {mjWARN_CONTACTFULL, mjWARN_CNSTRFULL, mjWARN_BADQACC})
-    if (data->warning[w].number > 0)
-      run.status += std::string(run.status.empty() ? "" : "; ") + "warning " +
-                    (w == mjWARN_CONTACTFULL ? "CONTACTFULL"
-                     : w == mjWARN_CNSTRFULL ? "CNSTRFULL"
-                                             : "BADQACC") +
-                    " x" + std::to_string(data->warning[w].number);
-  if (run.status.empty()) run.status = "complete";
-  mj_deleteData(data);
-  mj_deleteModel(model);
-  return run;
-}
+  entry(&spec, step_s, budget_s, &run);
+  return run;  // the module stays loaded: its static objects may outlive the call
+#else
+  (void)precision, (void)spec, (void)step_s, (void)budget_s;
+  throw std::runtime_error("Bullet not found at configure time (libbullet-dev)");
 #endif
+}
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
@@ -388,15 +256,63 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
+void print_samples(const EngineRun& run) {
+  std::printf("%s:", run.name.c_str());
+  for (const Sample& s : run.samples)
+    std::printf(" t=%.3f z=%.5f KE=%.4g pen=%.3g c=%ld;", s.t, s.mean_height, s.kinetic,
+                s.penetration, s.touching);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
 int usage(const char* program) {
-  std::fprintf(stderr,
-               "usage: %s [--n=1000] [--radius=0.015] [--duration=0.1] [--output=0.01] "
-               "[--integrators=rk4,cvode:krylov] [--rk4-step=1e-5] [--rtol=1e-4] [--atol=1e-7] "
-               "[--budget=150] [--seed=1] [--rk4-locate-events] [--mujoco-solvers=default,cg] "
-               "[--mujoco-nconmax=6n] [--mujoco-njmax=8n] [--mujoco-nstack=N] "
-               "[--no-mujoco]\n",
-               program);
+  std::fprintf(
+      stderr,
+      "usage: %s [--n=1000] [--radius=0.015] [--duration=0.1] [--output=0.01] "
+      "[--integrators=rk4,cvode:krylov,pgs,ncp_newton] [--rk4-step=1e-5] [--step=1e-3] "
+      "[--rtol=1e-4] [--atol=1e-7] [--budget=150] [--seed=1] [--rk4-locate-events] "
+      "[--mujoco-solvers=default,cg] [--mujoco-steps=default,1e-3] "
+      "[--mujoco-cone=elliptic] [--bullet=float,double] [--mujoco-nconmax=6n] [--mujoco-njmax=8n] "
+      "[--mujoco-nstack=N] [--no-mujoco]\n",
+      program);
   return 2;
+}
+
+/// The contactlab integrator a --integrators choice names: its YAML, its name in the tables,
+/// whether it is a penalty integrator (the `contact:` section) and its step (0: adaptive).
+struct Choice {
+  std::string yaml, name;
+  bool penalty = true;
+  double step_s = 0.0;
+};
+
+Choice parse_choice(const std::string& choice, double rk4_step, bool rk4_locate, double step,
+                    double rtol, double atol) {
+  const auto colon = choice.find(':');
+  const std::string type = choice.substr(0, colon);
+  const std::string param = colon == std::string::npos ? "" : choice.substr(colon + 1);
+  Choice c;
+  if (type == "rk4") {
+    c.step_s = param.empty() ? rk4_step : std::stod(param);
+    c.yaml = "{ type: rk4, params: { step_s: " + num(c.step_s) +
+             ", locate_events: " + (rk4_locate ? "true" : "false") + " } }";
+    c.name = "contactlab rk4 (penalty)" + std::string(rk4_locate ? ", events located" : "");
+  } else if (type == "cvode" && !param.empty()) {
+    c.yaml = "{ type: cvode, params: { method: bdf, rtol: " + num(rtol) + ", atol: " + num(atol) +
+             ", linear_solver: " + param + " } }";
+    c.name = "contactlab cvode BDF " + param + " rtol " + short_num(rtol) + " atol " +
+             short_num(atol) + " (penalty)";
+  } else if (type == "pgs" || type == "ncp_newton" || type == "bilateral_newton") {
+    c.penalty = false;
+    c.step_s = param.empty() ? step : std::stod(param);
+    c.yaml = "{ type: " + type + ", params: { step_s: " + num(c.step_s) + " } }";
+    c.name = "contactlab " + type;
+  } else {
+    throw std::invalid_argument("--integrators: unknown choice '" + choice +
+                                "' (rk4, rk4:<step>, cvode:<linear_solver>, pgs, ncp_newton, "
+                                "bilateral_newton, <time stepping>:<step>)");
+  }
+  return c;
 }
 
 }  // namespace
@@ -404,8 +320,9 @@ int usage(const char* program) {
 int main(int argc, char** argv) {
   SceneSpec spec;
   std::vector<std::string> integrators = {"rk4", "cvode:krylov"};
-  std::vector<std::string> mujoco_solvers = {"default"};
-  double rk4_step = 1e-5, rtol = 1e-4, atol = 1e-7, budget = 150.0;
+  std::vector<std::string> mujoco_solvers = {"default"}, mujoco_steps = {"default"};
+  std::vector<std::string> bullet_builds;
+  double rk4_step = 1e-5, step = 1e-3, rtol = 1e-4, atol = 1e-7, budget = 150.0;
   bool mujoco = true, rk4_locate = false;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
@@ -425,6 +342,8 @@ int main(int argc, char** argv) {
         integrators = split(value);
       else if (key == "--rk4-step")
         rk4_step = std::stod(value);
+      else if (key == "--step")
+        step = std::stod(value);
       else if (key == "--rtol")
         rtol = std::stod(value);
       else if (key == "--atol")
@@ -439,10 +358,16 @@ int main(int argc, char** argv) {
         rk4_locate = true;
       else if (key == "--mujoco-solvers")
         mujoco_solvers = split(value);
+      else if (key == "--mujoco-steps")
+        mujoco_steps = split(value);
+      else if (key == "--bullet")
+        bullet_builds = split(value);
       else if (key == "--mujoco-nconmax")
         spec.mujoco_nconmax = std::stol(value);
       else if (key == "--mujoco-njmax")
         spec.mujoco_njmax = std::stol(value);
+      else if (key == "--mujoco-cone")
+        spec.mujoco_cone = value;
       else if (key == "--mujoco-nstack")
         spec.mujoco_nstack = std::stol(value);
       else
@@ -451,101 +376,118 @@ int main(int argc, char** argv) {
       return usage(argv[0]);
     }
   }
-  if (spec.n < 1 || !(spec.radius > 0) || !(spec.duration > 0) || !(spec.output > 0))
+  if (spec.n < 1 || !(spec.radius > 0) || !(spec.duration > 0) || !(spec.output > 0) || !(step > 0))
     return usage(argv[0]);
   spec.build();
-  // MuJoCo 2.2's default nstack grows with njmax²: at n = 1000, njmax = 8000 is about the largest
-  // whose stack (7.8 GB of mostly untouched memory) it allocates; 9,000 fails to load.
+  // The settled pile has about 2.7 contacts per sphere (Bullet and contactlab count 2,400–2,700
+  // at n = 1000), 3 rows each with elliptic cones (4 with pyramidal ones): 8 rows per sphere.
+  // MuJoCo 2.2 sizes its buffer with an int and fails to make its mjData past njmax ≈ 8,600
+  // here, so a pile of 1,000 fits only with elliptic cones and njmax at that limit.
   if (spec.mujoco_nconmax <= 0) spec.mujoco_nconmax = 6 * spec.n;
-  if (spec.mujoco_njmax <= 0) spec.mujoco_njmax = 8 * spec.n;
+  if (spec.mujoco_njmax <= 0) spec.mujoco_njmax = std::min(16L * spec.n, 8500L);
   std::printf(
       "# bench_settling: %d dry-wood spheres r = %g m (m = %.4g kg) in a box %.4f m wide "
       "(%d x %d lattice, spacing 2.1 r, jitter +-0.04 r in x and y, layers from z = 1.1 r), %g s "
-      "simulated, output "
-      "every %g s\n",
+      "simulated, output every %g s\n",
       spec.n, spec.radius, spec.mass(), 2.0 * spec.half_width, spec.per_side, spec.per_side,
       spec.duration, spec.output);
 
   std::vector<EngineRun> runs;
   core::PluginRegistry registry;
-  for (const std::string& choice : integrators) {
-    std::string yaml_integrator, name;
-    if (choice == "rk4" || choice.rfind("rk4:", 0) == 0) {
-      const double h = choice == "rk4" ? rk4_step : std::stod(choice.substr(4));
-      yaml_integrator = "{ type: rk4, params: { step_s: " + num(h) +
-                        ", locate_events: " + (rk4_locate ? "true" : "false") + " } }";
-      name = "rk4 h = " + short_num(h) + " s" + (rk4_locate ? " (events located)" : "");
-    } else if (choice.rfind("cvode:", 0) == 0) {
-      const std::string solver = choice.substr(6);
-      yaml_integrator = "{ type: cvode, params: { method: bdf, rtol: " + num(rtol) +
-                        ", atol: " + num(atol) + ", linear_solver: " + solver + " } }";
-      name = "cvode BDF " + solver + " rtol " + short_num(rtol) + " atol " + short_num(atol);
-    } else {
-      std::fprintf(stderr,
-                   "error: --integrators: unknown choice '%s' (rk4, rk4:<step>, "
-                   "cvode:<linear_solver>)\n",
-                   choice.c_str());
+  for (const std::string& text : integrators) {
+    Choice choice;
+    try {
+      choice = parse_choice(text, rk4_step, rk4_locate, step, rtol, atol);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "error: %s\n", error.what());
       return 2;
     }
-    std::fflush(stdout);
     try {
-      runs.push_back(run_contactlab(registry, spec, name, yaml_integrator, budget));
+      runs.push_back(run_contactlab(registry, spec, choice.name, choice.yaml, choice.penalty,
+                                    choice.step_s, budget));
     } catch (const std::exception& error) {
-      std::printf("%s: error: %s\n", name.c_str(), error.what());
+      std::printf("%s: error: %s\n", choice.name.c_str(), error.what());
       continue;
     }
-    print_samples(runs.back().name.c_str(), runs.back().samples);
-    std::fflush(stdout);
+    print_samples(runs.back());
   }
-  const EngineRun* reference = nullptr;
-#ifdef CONTACTLAB_BENCH_HAVE_MUJOCO
-  if (mujoco) {
-    std::size_t first = runs.size();
-    for (const std::string& solver : mujoco_solvers) {
-      std::fflush(stdout);
-      const std::string keyword = solver == "cg"       ? "CG"
-                                  : solver == "pgs"    ? "PGS"
-                                  : solver == "newton" ? "Newton"
-                                                       : solver;
-      try {
-        runs.push_back(run_mujoco(spec, solver == "default" ? "" : keyword, budget));
-      } catch (const std::exception& error) {
-        std::printf("MuJoCo (%s): error: %s\n", solver.c_str(), error.what());
-        continue;
-      }
-      print_samples(runs.back().name.c_str(), runs.back().samples);
+  for (const std::string& build : bullet_builds) {
+    try {
+      runs.push_back(run_bullet(build, spec, step, budget));
+    } catch (const std::exception& error) {
+      std::printf("Bullet (%s): error: %s\n", build.c_str(), error.what());
+      continue;
     }
-    if (runs.size() > first) reference = &runs[first];
+    print_samples(runs.back());
   }
+#ifdef CONTACTLAB_BENCH_HAVE_MUJOCO
+  if (mujoco)
+    for (const std::string& solver : mujoco_solvers)
+      for (const std::string& mujoco_step : mujoco_steps) {
+        const std::string keyword = solver == "cg"       ? "CG"
+                                    : solver == "pgs"    ? "PGS"
+                                    : solver == "newton" ? "Newton"
+                                                         : solver;
+        try {
+          runs.push_back(run_mujoco(spec, solver == "default" ? "" : keyword,
+                                    mujoco_step == "default" ? 0.0 : std::stod(mujoco_step),
+                                    budget));
+        } catch (const std::exception& error) {
+          std::printf("MuJoCo (%s): error: %s\n", solver.c_str(), error.what());
+          continue;
+        }
+        print_samples(runs.back());
+      }
 #else
   if (mujoco) std::printf("note: MuJoCo not found at configure time (libmujoco-dev): skipped\n");
 #endif
 
-  std::printf(
-      "\n| engine / integrator | simulated s | wall s | wall s per simulated s | x MuJoCo "
-      "| steps | rhs evals | jac evals | events | restarts | status |\n"
-      "|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|\n");
-  for (const EngineRun& run : runs) {
-    const bool is_mujoco = run.mujoco;
-    char ratio[32] = "—";
-    if (reference && !is_mujoco)
-      std::snprintf(ratio, sizeof ratio, "%.1f",
+  auto first_of = [&](const char* family) -> const EngineRun* {
+    for (const EngineRun& run : runs)
+      if (run.family == family) return &run;
+    return nullptr;
+  };
+  const EngineRun* bullet = first_of("Bullet");
+  const EngineRun* mujoco_run = first_of("MuJoCo");
+  auto ratio = [](const EngineRun& run, const EngineRun* reference) {
+    char text[32] = "—";
+    if (reference && &run != reference)
+      std::snprintf(text, sizeof text, "%.3g",
                     run.per_simulated_second() / reference->per_simulated_second());
-    std::printf("| %s | %.4g | %.2f | %.3g | %s | %lld | %s | %s | %s | %s | %s |\n",
-                run.name.c_str(), run.simulated_s, run.wall_s, run.per_simulated_second(), ratio,
-                run.steps, is_mujoco ? "—" : std::to_string(run.rhs).c_str(),
-                is_mujoco ? "—" : std::to_string(run.jacobians).c_str(),
-                is_mujoco ? "—" : std::to_string(run.events).c_str(),
-                is_mujoco ? "—" : std::to_string(run.restarts).c_str(), run.status.c_str());
+    return std::string(text);
+  };
+  const double rest_window = std::min(0.2, spec.duration);
+  std::printf(
+      "\n| engine / integrator | step s | wall s per simulated s | x %s | x %s | largest "
+      "penetration, last %g s (mm, %% r) | largest penetration, whole run mm | mean KE, last %g "
+      "s J | pairs within 1 %% r | engine contacts | status |\n"
+      "|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|\n",
+      bullet ? bullet->name.c_str() : "Bullet", mujoco_run ? mujoco_run->name.c_str() : "MuJoCo",
+      rest_window, rest_window);
+  for (const EngineRun& run : runs) {
+    double rest_penetration = 0.0, penetration = 0.0, kinetic = 0.0;
+    int count = 0;
+    run.over_last(rest_window, [&](const Sample& s) {
+      rest_penetration = std::max(rest_penetration, s.penetration);
+      kinetic += s.kinetic;
+      ++count;
+    });
+    for (const Sample& s : run.samples) penetration = std::max(penetration, s.penetration);
+    const Sample last = run.samples.empty() ? Sample{} : run.samples.back();
+    std::printf(
+        "| %s | %s | %.3g | %s | %s | %.3g (%.2g %%) | %.3g | %.3g | %ld | %ld | %s |\n",
+        run.name.c_str(), run.step_s > 0 ? short_num(run.step_s).c_str() : "adaptive",
+        run.per_simulated_second(), ratio(run, bullet).c_str(), ratio(run, mujoco_run).c_str(),
+        1e3 * rest_penetration, 100.0 * rest_penetration / spec.radius, 1e3 * penetration,
+        count > 0 ? kinetic / count : 0.0, last.touching, last.engine_contacts, run.status.c_str());
   }
   std::printf(
-      "\n| engine / integrator | t s | mean centre height m | kinetic energy J | touching "
-      "pairs |\n|:---|---:|---:|---:|---:|\n");
+      "\n| contactlab integrator | simulated s | wall s | steps | rhs evals | jac evals | events "
+      "| restarts |\n|:---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const EngineRun& run : runs)
-    if (!run.samples.empty()) {
-      const Sample& s = run.samples.back();
-      std::printf("| %s | %.4g | %.5f | %.4g | %ld |\n", run.name.c_str(), s.t, s.mean_height,
-                  s.kinetic, s.touching);
-    }
+    if (run.family == "contactlab")
+      std::printf("| %s | %.4g | %.2f | %lld | %lld | %lld | %lld | %lld |\n", run.name.c_str(),
+                  run.simulated_s, run.wall_s, run.steps, run.rhs, run.jacobians, run.events,
+                  run.restarts);
   return 0;
 }
