@@ -144,6 +144,44 @@ void ContactStep::apply_impulse(std::size_t k, const double* dr, std::span<doubl
   }
 }
 
+double ContactStep::normal_velocity(std::size_t k, std::span<const double> v) const {
+  double u = 0.0;
+  for (const ContactSide& side : contacts_[k].side)
+    if (side.velocities)
+      for (std::uint32_t i = 0; i < side.size; ++i) u += side.J[i] * v[side.velocities[i]];
+  return u;
+}
+
+void ContactStep::tangential_velocity(std::size_t k, std::span<const double> v, double* u) const {
+  u[1] = u[2] = 0.0;
+  for (const ContactSide& side : contacts_[k].side) {
+    if (!side.velocities) continue;
+    for (std::uint32_t i = 0; i < side.size; ++i) {
+      const double vi = v[side.velocities[i]];
+      u[1] += side.J[side.size + i] * vi;
+      u[2] += side.J[2 * side.size + i] * vi;
+    }
+  }
+}
+
+void ContactStep::apply_normal(std::size_t k, double dr_N, std::span<double> v) const {
+  for (const ContactSide& side : contacts_[k].side) {
+    if (!side.velocities) continue;
+    const double* B = B_.data() + side.B;
+    for (std::uint32_t i = 0; i < side.size; ++i) v[side.velocities[i]] += B[3 * i] * dr_N;
+  }
+}
+
+void ContactStep::apply_tangential(std::size_t k, double dr_T1, double dr_T2,
+                                   std::span<double> v) const {
+  for (const ContactSide& side : contacts_[k].side) {
+    if (!side.velocities) continue;
+    const double* B = B_.data() + side.B;
+    for (std::uint32_t i = 0; i < side.size; ++i)
+      v[side.velocities[i]] += B[3 * i + 1] * dr_T1 + B[3 * i + 2] * dr_T2;
+  }
+}
+
 void ContactStep::assemble(contact_problem::FrictionContactProblem& problem) const {
   const std::size_t n = contacts_.size();
   problem.W.reset(n);

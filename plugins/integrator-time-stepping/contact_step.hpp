@@ -85,6 +85,13 @@ class ContactStep {
   /// v += B_k·dr (dr: 3 values; `components` = 1 applies only the normal).
   void apply_impulse(std::size_t k, const double* dr, std::span<double> v,
                      int components = 3) const;
+  /// The rows and columns of the normal alone and of the tangents alone, for solvers that update
+  /// them in separate passes (pgs): u_N = J_N·v; u_T = J_T·v into u[1], u[2]; v += B_N·dr_N;
+  /// v += B_T·(dr_T1, dr_T2).
+  double normal_velocity(std::size_t k, std::span<const double> v) const;
+  void tangential_velocity(std::size_t k, std::span<const double> v, double* u) const;
+  void apply_normal(std::size_t k, double dr_N, std::span<double> v) const;
+  void apply_tangential(std::size_t k, double dr_T1, double dr_T2, std::span<double> v) const;
 
   /// The step's local problem (W with every block of contacts sharing a tree, q = u_free − b,
   /// μ): for output.contact_problems and for solvers that take it whole.

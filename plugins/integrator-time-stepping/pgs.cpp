@@ -70,15 +70,17 @@ StepSolution Pgs::solve(OdeView& /*ode*/, MechanicsView& /*mechanics*/, ContactS
         const std::size_t k = sweep % 2 ? i : n - 1 - i;
         const LocalContact& c = step.contact(k);
         double u[3], dr[3] = {0.0, 0.0, 0.0};
-        step.local_velocity(k, v, u);
-        u[0] -= c.bias_N;
         double* rk = &r[3 * k];
         if (pass == 0) {
+          u[0] = step.normal_velocity(k, v) - c.bias_N;
           contact_problem::pgs_normal_update(c.W, u, rk, dr);
-          step.apply_impulse(k, dr, v, 1);
+          if (dr[0] != 0.0) step.apply_normal(k, dr[0], v);
         } else {
+          // No friction to apply (the cone is a point) and none applied: nothing changes.
+          if (rk[1] == 0.0 && rk[2] == 0.0 && !(c.mu * rk[0] > 0.0)) continue;
+          step.tangential_velocity(k, v, u);
           contact_problem::pgs_tangential_update(c.W, c.mu, u, rk, dr);
-          step.apply_impulse(k, dr, v);
+          step.apply_tangential(k, dr[1], dr[2], v);
         }
       }
     report.iterations = sweep;
@@ -111,13 +113,12 @@ StepSolution Pgs::solve(OdeView& /*ode*/, MechanicsView& /*mechanics*/, ContactS
     for (std::size_t k = 0; k < n; ++k) {
       const LocalContact& c = step.contact(k);
       if (!(c.W[0] > 0.0)) continue;
-      double u[3];
-      step.local_velocity(k, v_split_, u);
-      const double rn = std::max(0.0, r_split_[k] - (u[0] - bias_split_[k]) / c.W[0]);
-      const double dr[3] = {rn - r_split_[k], 0.0, 0.0};
+      const double u_N = step.normal_velocity(k, v_split_);
+      const double rn = std::max(0.0, r_split_[k] - (u_N - bias_split_[k]) / c.W[0]);
+      const double dr_N = rn - r_split_[k];
       r_split_[k] = rn;
-      step.apply_impulse(k, dr, v_split_, 1);
-      largest_change = std::max(largest_change, std::abs(dr[0]) * c.W[0]);
+      if (dr_N != 0.0) step.apply_normal(k, dr_N, v_split_);
+      largest_change = std::max(largest_change, std::abs(dr_N) * c.W[0]);
     }
     if (largest_change <= settings_.tolerance * largest_bias) break;
   }

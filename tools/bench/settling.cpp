@@ -36,6 +36,11 @@
 //   --mujoco-cone  elliptic (default here: the settled pile needs fewer rows than MuJoCo 2.2 can
 //                  allocate only so) or pyramidal (MuJoCo's default)
 //   --bullet       Bullet builds to run (float, double; empty: none), at --step
+//   --bullet-thresholds  Bullet's contact breaking threshold per run: default (Bullet's 0.02 m,
+//                  sized for objects of 0.1–10 m: each sphere's AABB then reaches 1.3 diameters
+//                  beyond it) or a length in m
+//   --params       extra parameters of the time-stepping integrators (YAML, e.g.
+//                  "max_iterations: 20, tolerance: 1e-4")
 //   --budget       wall seconds per run; a contactlab run past it is stopped (through the host's
 //                  stop flag), a peer run stops stepping, and the figures are per the simulated
 //                  time reached
@@ -219,10 +224,10 @@ EngineRun run_contactlab(core::PluginRegistry& registry, const SceneSpec& spec,
 // ------------------------------------------------------------------------------------------------
 // Bullet: each precision in its own module (settling_bullet.cpp), loaded with its own symbols.
 
-using BulletEntry = void (*)(const SceneSpec*, double, double, EngineRun*);
+using BulletEntry = void (*)(const SceneSpec*, double, double, double, EngineRun*);
 
 EngineRun run_bullet(const std::string& precision, const SceneSpec& spec, double step_s,
-                     double budget_s) {
+                     double threshold_m, double budget_s) {
 #ifdef CONTACTLAB_BENCH_BULLET_FLOAT
   const char* path = precision == "float"    ? CONTACTLAB_BENCH_BULLET_FLOAT
                      : precision == "double" ? CONTACTLAB_BENCH_BULLET_DOUBLE
@@ -235,10 +240,10 @@ EngineRun run_bullet(const std::string& precision, const SceneSpec& spec, double
   auto entry = reinterpret_cast<BulletEntry>(dlsym(module, "contactlab_bench_settling_bullet"));
   if (!entry) throw std::runtime_error(std::string("Bullet: ") + dlerror());
   EngineRun run;
-  entry(&spec, step_s, budget_s, &run);
+  entry(&spec, step_s, threshold_m, budget_s, &run);
   return run;  // the module stays loaded: its static objects may outlive the call
 #else
-  (void)precision, (void)spec, (void)step_s, (void)budget_s;
+  (void)precision, (void)spec, (void)step_s, (void)threshold_m, (void)budget_s;
   throw std::runtime_error("Bullet not found at configure time (libbullet-dev)");
 #endif
 }
@@ -287,7 +292,7 @@ struct Choice {
 };
 
 Choice parse_choice(const std::string& choice, double rk4_step, bool rk4_locate, double step,
-                    double rtol, double atol) {
+                    double rtol, double atol, const std::string& ts_params) {
   const auto colon = choice.find(':');
   const std::string type = choice.substr(0, colon);
   const std::string param = colon == std::string::npos ? "" : choice.substr(colon + 1);
@@ -305,8 +310,9 @@ Choice parse_choice(const std::string& choice, double rk4_step, bool rk4_locate,
   } else if (type == "pgs" || type == "ncp_newton" || type == "bilateral_newton") {
     c.penalty = false;
     c.step_s = param.empty() ? step : std::stod(param);
-    c.yaml = "{ type: " + type + ", params: { step_s: " + num(c.step_s) + " } }";
-    c.name = "contactlab " + type;
+    c.yaml = "{ type: " + type + ", params: { step_s: " + num(c.step_s) +
+             (ts_params.empty() ? "" : ", " + ts_params) + " } }";
+    c.name = "contactlab " + type + (ts_params.empty() ? "" : " (" + ts_params + ")");
   } else {
     throw std::invalid_argument("--integrators: unknown choice '" + choice +
                                 "' (rk4, rk4:<step>, cvode:<linear_solver>, pgs, ncp_newton, "
@@ -321,7 +327,8 @@ int main(int argc, char** argv) {
   SceneSpec spec;
   std::vector<std::string> integrators = {"rk4", "cvode:krylov"};
   std::vector<std::string> mujoco_solvers = {"default"}, mujoco_steps = {"default"};
-  std::vector<std::string> bullet_builds;
+  std::vector<std::string> bullet_builds, bullet_thresholds = {"default"};
+  std::string ts_params;
   double rk4_step = 1e-5, step = 1e-3, rtol = 1e-4, atol = 1e-7, budget = 150.0;
   bool mujoco = true, rk4_locate = false;
   for (int i = 1; i < argc; ++i) {
@@ -362,6 +369,10 @@ int main(int argc, char** argv) {
         mujoco_steps = split(value);
       else if (key == "--bullet")
         bullet_builds = split(value);
+      else if (key == "--bullet-thresholds")
+        bullet_thresholds = split(value);
+      else if (key == "--params")
+        ts_params = value;
       else if (key == "--mujoco-nconmax")
         spec.mujoco_nconmax = std::stol(value);
       else if (key == "--mujoco-njmax")
@@ -397,7 +408,7 @@ int main(int argc, char** argv) {
   for (const std::string& text : integrators) {
     Choice choice;
     try {
-      choice = parse_choice(text, rk4_step, rk4_locate, step, rtol, atol);
+      choice = parse_choice(text, rk4_step, rk4_locate, step, rtol, atol, ts_params);
     } catch (const std::exception& error) {
       std::fprintf(stderr, "error: %s\n", error.what());
       return 2;
@@ -411,15 +422,17 @@ int main(int argc, char** argv) {
     }
     print_samples(runs.back());
   }
-  for (const std::string& build : bullet_builds) {
-    try {
-      runs.push_back(run_bullet(build, spec, step, budget));
-    } catch (const std::exception& error) {
-      std::printf("Bullet (%s): error: %s\n", build.c_str(), error.what());
-      continue;
+  for (const std::string& build : bullet_builds)
+    for (const std::string& threshold : bullet_thresholds) {
+      try {
+        runs.push_back(run_bullet(build, spec, step,
+                                  threshold == "default" ? 0.0 : std::stod(threshold), budget));
+      } catch (const std::exception& error) {
+        std::printf("Bullet (%s): error: %s\n", build.c_str(), error.what());
+        continue;
+      }
+      print_samples(runs.back());
     }
-    print_samples(runs.back());
-  }
 #ifdef CONTACTLAB_BENCH_HAVE_MUJOCO
   if (mujoco)
     for (const std::string& solver : mujoco_solvers)

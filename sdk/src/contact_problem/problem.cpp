@@ -89,9 +89,9 @@ void local_velocities(const FrictionContactProblem& problem, std::span<const dou
 double contact_residual_squared(double mu, const double* r, const double* u) {
   // fc3d_compute_error (Siconos Numerics): with the De Saxcé-modified velocity
   // ũ = u + μ‖u_T‖e_N, the natural-map residual r − P_K(r − ũ).
-  const double un = u[0] + mu * std::hypot(u[1], u[2]);
+  const double un = u[0] + mu * std::sqrt(u[1] * u[1] + u[2] * u[2]);
   double x[3] = {r[0] - un, r[1] - u[1], r[2] - u[2]};
-  const double xt = std::hypot(x[1], x[2]);
+  const double xt = std::sqrt(x[1] * x[1] + x[2] * x[2]);
   if (mu * xt <= -x[0]) {  // in the polar cone: projects onto the apex
     x[0] = x[1] = x[2] = 0.0;
   } else if (xt > mu * x[0]) {  // outside K: onto its boundary

@@ -34,9 +34,9 @@ inline void pgs_contact_update(const std::array<double, 9>& W, double mu, const 
   double rt1 = rt1_old - rho * ut1;
   double rt2 = rt2_old - rho * ut2;
   const double limit = mu * rn;
-  const double norm = std::hypot(rt1, rt2);
-  if (norm > limit) {
-    const double scale = norm > 0.0 ? limit / norm : 0.0;
+  const double norm2 = rt1 * rt1 + rt2 * rt2;
+  if (norm2 > limit * limit) {
+    const double scale = limit / std::sqrt(norm2);
     rt1 *= scale;
     rt2 *= scale;
   }
@@ -64,9 +64,9 @@ inline void pgs_tangential_update(const std::array<double, 9>& W, double mu, con
   double rt1 = r[1] - rho * u[1];
   double rt2 = r[2] - rho * u[2];
   const double limit = mu * r[0];
-  const double norm = std::hypot(rt1, rt2);
-  if (norm > limit) {
-    const double scale = norm > 0.0 ? limit / norm : 0.0;
+  const double norm2 = rt1 * rt1 + rt2 * rt2;
+  if (norm2 > limit * limit) {
+    const double scale = limit / std::sqrt(norm2);
     rt1 *= scale;
     rt2 *= scale;
   }
