@@ -53,6 +53,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -181,21 +182,28 @@ EngineRun run_contactlab(core::PluginRegistry& registry, const SceneSpec& spec,
     if (scene.bodies[b].moves()) spheres.push_back(b);
   const double mass = spec.mass(), inertia = spec.inertia();
   std::vector<std::array<double, 3>> centres(spheres.size());
-  double sample_s = 0.0;  // time spent in the observer, not counted
-  core::OutputCallback sampler([&](double t, std::span<const double> y) {
-    const auto start = std::chrono::steady_clock::now();
+  // The host evaluates every body's state and the contacts once per output for this observer;
+  // that and the observer's own time are the run's recording share, not counted.
+  class Sampler final : public core::SimulationObserver {
+   public:
+    explicit Sampler(std::function<void(const core::RunSample&)> f) : f_(std::move(f)) {}
+    core::SampleNeeds needs() const override { return {true, true, false}; }
+    void on_output(const core::RunSample& sample) override { f_(sample); }
+
+   private:
+    std::function<void(const core::RunSample&)> f_;
+  } sampler([&](const core::RunSample& sample) {
     Sample s;
-    s.t = t;
+    s.t = sample.time_s;
     for (std::size_t i = 0; i < spheres.size(); ++i) {
-      const core::BodyState state = simulation.body_state(spheres[i], y);
+      const core::BodyState& state = sample.bodies[spheres[i]];
       centres[i] = {state.p_WCm.x(), state.p_WCm.y(), state.p_WCm.z()};
       s.kinetic +=
           0.5 * mass * state.v_WCm.squaredNorm() + 0.5 * inertia * state.w_WB.squaredNorm();
     }
     measure_centres(spec, centres, s);
-    s.engine_contacts = static_cast<long>(simulation.contacts_at(t, y).size());
+    s.engine_contacts = static_cast<long>(sample.contacts.size());
     run.samples.push_back(s);
-    sample_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   });
   simulation.add_observer(sampler);
   std::atomic<bool> stop{false};
@@ -205,8 +213,8 @@ EngineRun run_contactlab(core::PluginRegistry& registry, const SceneSpec& spec,
     Watchdog watchdog(stop, budget_s);
     result = simulation.run(&stop);
   }
-  run.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - sample_s;
+  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+               simulation.statistics().recording.wall_s;
   run.simulated_s = result.time_reached_s;
   if (result.status == IntegrationStatus::interrupted)
     run.status = "stopped by --budget";
