@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -210,6 +211,8 @@ MultibodyTree::MultibodyTree(std::vector<MultibodyBody> bodies) : bodies_(std::m
     node.X_WB = node.parent < 0 ? node.X_PJ
                                 : nodes_[static_cast<std::size_t>(node.parent)].X_WB * node.X_PJ;
   }
+  kinematics_q_.reserve(static_cast<std::size_t>(nq_));  // no allocation per evaluation
+  kinematics_v_.reserve(static_cast<std::size_t>(nv_));
 }
 
 MultibodyTree::~MultibodyTree() = default;
@@ -253,7 +256,19 @@ void MultibodyTree::check_sizes(std::span<const double> q, std::span<const doubl
         " entries; the tree has nq = " + std::to_string(nq_) + ", nv = " + std::to_string(nv_));
 }
 
+bool MultibodyTree::kinematics_at(std::span<const double> q, std::span<const double> v) const {
+  return kinematics_current_ && q.size() == kinematics_q_.size() &&
+         v.size() == kinematics_v_.size() &&
+         std::memcmp(q.data(), kinematics_q_.data(), q.size() * sizeof(double)) == 0 &&
+         std::memcmp(v.data(), kinematics_v_.data(), v.size() * sizeof(double)) == 0;
+}
+
 void MultibodyTree::kinematics(std::span<const double> q, std::span<const double> v, Pass pass) {
+  kinematics_current_ = pass == Pass::velocities;
+  if (kinematics_current_) {
+    kinematics_q_.assign(q.begin(), q.end());
+    kinematics_v_.assign(v.begin(), v.end());
+  }
   for (Node& node : nodes_) {
     const auto q_joint =
         q.subspan(static_cast<std::size_t>(node.q_offset), static_cast<std::size_t>(node.nq));
@@ -367,7 +382,7 @@ void MultibodyTree::inverse_dynamics(std::span<const double> q, std::span<const 
   if ((!v_dot.empty() && v_dot.size() != static_cast<std::size_t>(nv_)) ||
       tau.size() != static_cast<std::size_t>(nv_))
     throw std::invalid_argument("multibody: v̇ and τ need " + std::to_string(nv_) + " entries");
-  kinematics(q, v, Pass::velocities);
+  if (!kinematics_at(q, v)) kinematics(q, v, Pass::velocities);
   external_forces(external);
   Vector6 a_world;
   a_world << Vec3::Zero(), -gravity_W;
@@ -406,7 +421,7 @@ void MultibodyTree::forward_dynamics(std::span<const double> q, std::span<const 
   if (tau.size() != static_cast<std::size_t>(nv_) || v_dot.size() != static_cast<std::size_t>(nv_))
     throw std::invalid_argument("multibody: τ and v̇ need " + std::to_string(nv_) + " entries");
   // Pass 1: velocities and velocity-product terms (Featherstone table 7.1).
-  kinematics(q, v, Pass::velocities);
+  if (!kinematics_at(q, v)) kinematics(q, v, Pass::velocities);
   external_forces(external);
   for (Node& node : nodes_) {
     node.IA = node.inertia;
@@ -454,6 +469,7 @@ void MultibodyTree::forward_dynamics(std::span<const double> q, std::span<const 
       node.U = U;
       node.D_inv = D_inv;
       node.u = u;
+      if (node.parent < 0) continue;  // a root's Iᵃ and pᵃ have no parent to go to
       const Matrix6 UD = U * D_inv;
       Ia = node.IA;
       Ia.noalias() -= UD * U.transpose();

@@ -123,6 +123,12 @@ class MultibodyTree {
   std::vector<MultibodyBody> bodies_;
   std::vector<Node> nodes_;
   int nq_ = 0, nv_ = 0;
+  /// The (q, v) of the last velocity pass: forward_dynamics and inverse_dynamics reuse its
+  /// kinematics when called at the same values (the host evaluates them first, then the forces,
+  /// then the dynamics at the same state).
+  std::vector<double> kinematics_q_, kinematics_v_;
+  bool kinematics_current_ = false;
+  bool kinematics_at(std::span<const double> q, std::span<const double> v) const;
 };
 
 }  // namespace contactlab::core
