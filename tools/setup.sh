@@ -5,7 +5,7 @@
 #   main  the CLI and the plugins only (tools/main.sh): a newcomer's first run builds nothing else
 #   test  also the tests and benchmarks (tools/test.sh), and the packages they need: Catch2,
 #         Google Benchmark, matplotlib for the plot tests; CONTACTLAB_PEERS=1 adds the benchmark
-#         peers libccd, FCL, Bullet, MuJoCo
+#         peers libccd, FCL, Bullet, MuJoCo, Siconos Numerics
 #   packages  the packages of `test`, and no build (tools/sanitize.sh)
 # Both use one build folder in either order: `main` keeps the folder's test and benchmark options
 # as they are (off when it configures a fresh folder) and builds only its own targets; `test`
@@ -30,7 +30,7 @@ if [ "$what" != main ]; then
   packages+=(catch2 libbenchmark-dev python3 python3-matplotlib pkg-config)
   # The peers the benchmarks compare against (tools/bench): optional.
   if [ "${CONTACTLAB_PEERS:-0}" = "1" ]; then
-    packages+=(libccd-dev libfcl-dev libbullet-dev libmujoco-dev)
+    packages+=(libccd-dev libfcl-dev libbullet-dev libmujoco-dev libsiconos-numerics-dev)
   fi
 fi
 missing=()
