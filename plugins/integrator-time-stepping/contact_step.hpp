@@ -12,7 +12,8 @@
 //   u⁺ = u_free + (W·r)   (the off-diagonal blocks through the shared trees),
 //   u⁺_N ≥ b_N ⊥ r_N ≥ 0 and Coulomb's law on the tangential part,
 // where the normal bound b_N is
-//   b_N = −max(δ + slop, 0)/h  (speculative: the gap may close within the step, down to −slop;
+//   b_N = −max(δ + s, 0)/h  (speculative: the gap may close within the step, down to −s, with
+//         s = min(slop, ½·v_threshold·h) so that settling into the slop never reads as an impact;
 //         without the max when the solver corrects penetration through the velocity),
 //   b_N = −e·u_c when the point touches (δ ≤ 0) after an impact approach u_c < −v_threshold: the
 //         approach speed of the point when it touched — from the previous step's ballistic

@@ -27,7 +27,9 @@ ParameterSchema time_stepping_schema(const TimeSteppingSettings& defaults) {
   stick.maximum_exclusive = true;
   ParameterSpec slop = real_parameter(
       "penetration_slop_m", defaults.contact.penetration_slop_m, 0.0, inf, "m",
-      "Penetration left uncorrected at rest (resting contacts keep their whole patch).");
+      "Penetration left uncorrected at rest (resting contacts keep their whole patch); a step "
+      "closes at most half the restitution threshold times the step of it, so that settling "
+      "into it is never an impact.");
   slop.maximum_exclusive = true;
   ParameterSpec tolerance = real_parameter("tolerance", defaults.tolerance, 0.0, inf, "1",
                                            "Stop when the solver's error measure is at most this.");

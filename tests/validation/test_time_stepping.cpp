@@ -72,10 +72,11 @@ collision: { broad_phase: brute_force, narrow_phase: primitive }
     }
   const double impact = std::sqrt(2.0 * g * H);
   CHECK(rebound / impact == Approx(e).epsilon(1e-3));
-  // At rest on the plane by the end: still, within the slop of touching.
+  // At rest on the plane by the end: still, within the slop of touching — the part of it a step
+  // may close, ½·v_threshold·h (2.5 µm at h = 0.1 ms and the default 0.05 m/s).
   const Sample& last = record.samples.back();
   CHECK(std::abs(last.y[7 + 2]) < 1e-9);
-  CHECK(last.y[2] - r == Approx(-slop).margin(1e-9));
+  CHECK(last.y[2] - r == Approx(-std::min(slop, 0.5 * 0.05 * 1e-4)).margin(1e-9));
   CHECK(record.statistics.max_penetration_m <= 2 * slop);
 }
 
