@@ -71,12 +71,6 @@ namespace {
 using namespace contactlab;
 using namespace contactlab::bench;
 
-std::string num(double value) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
-
 std::string short_num(double value) {
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "%g", value);

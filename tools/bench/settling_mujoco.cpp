@@ -18,12 +18,6 @@
 namespace contactlab::bench {
 namespace {
 
-std::string num(double value) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
-
 std::string mujoco_xml(const SceneSpec& spec, const std::string& solver, double step_s) {
   std::string xml =
       "<mujoco model=\"bench_settling\">\n"

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,13 @@ namespace contactlab::bench {
 // Dry wood (configs/materials.yaml, Modia3D's palette): solid and the wood–wood pair.
 constexpr double density = 700.0, youngs_modulus = 1.1e10, poisson = 0.4;
 constexpr double restitution = 0.6, friction = 0.3, gravity = 9.81;
+
+/// A number as YAML or XML takes it, exactly.
+inline std::string num(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
 
 struct SceneSpec {
   int n = 1000;
