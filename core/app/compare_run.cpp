@@ -32,6 +32,7 @@
 #include "contactlab/core/compare.hpp"
 #include "contactlab/core/experiment.hpp"
 #include "contactlab/core/plot.hpp"
+#include "contactlab/core/progress_line.hpp"
 
 extern char** environ;
 
@@ -67,21 +68,6 @@ std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-std::string duration_text(double seconds) {
-  if (!(seconds >= 0)) return "?";
-  const long total = static_cast<long>(seconds + 0.5);
-  char buffer[32];
-  if (seconds < 60) {
-    std::snprintf(buffer, sizeof buffer, "%.1f s", seconds);
-  } else if (total < 3600) {
-    std::snprintf(buffer, sizeof buffer, "%ld:%02ld", total / 60, total % 60);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", total / 3600, total / 60 % 60,
-                  total % 60);
-  }
-  return buffer;
 }
 
 /// The last "error: ..." line a child printed (its own message), else its last line.

@@ -17,6 +17,7 @@
 #include "contactlab/core/contact_problem_command.hpp"
 #include "contactlab/core/experiment.hpp"
 #include "contactlab/core/plot.hpp"
+#include "contactlab/core/progress_line.hpp"
 #include "contactlab/core/registry.hpp"
 #include "contactlab/version.hpp"
 
@@ -194,7 +195,12 @@ int run(const fs::path& file, const std::vector<std::string>& overrides, const s
   std::signal(SIGTERM, on_interrupt);  // kill, or a batch system's time limit: stop as Ctrl-C
   std::cerr << "running '" << scene.name << "' for " << scene.duration_s << " s into "
             << directory.string() << '\n';
-  RunOutcome outcome = run_experiment(scene, registry, directory, &interrupt_requested);
+  RunProgress progress;
+  RunOutcome outcome;
+  {
+    const RunProgressLine line(progress, scene.duration_s);  // on a terminal only
+    outcome = run_experiment(scene, registry, directory, &interrupt_requested, &progress);
+  }
   const auto& s = outcome.statistics;
   if (outcome.result.status == IntegrationStatus::interrupted) {
     std::cerr << "interrupted at t = " << outcome.result.time_reached_s

@@ -30,8 +30,9 @@ fs::path default_run_directory(const std::string& experiment_name) {
 }
 
 RunOutcome run_experiment(const Scene& scene, PluginRegistry& registry, const fs::path& directory,
-                          const std::atomic<bool>* stop) {
+                          const std::atomic<bool>* stop, RunProgress* progress) {
   Simulation simulation(scene, registry);
+  simulation.set_progress(progress);
   RunMetrics metrics;
   Recorder recorder(directory, to_yaml(scene.resolved), &metrics);
   // The metrics before the recorder: their values are final when it writes summary.json.

@@ -121,6 +121,10 @@ void Simulation::event_values(double t, std::span<const double> y_in, std::span<
 
 StepAction Simulation::step_completed(double t, std::span<const double> y_in) {
   ++steps_;
+  if (progress_) {
+    progress_->time_s.store(t, std::memory_order_relaxed);
+    progress_->steps.store(steps_, std::memory_order_relaxed);
+  }
   // Driven joints follow their prescribed motion; a restart also writes it into the state.
   const std::span<const double> y = bodies_.with_drives(t, y_in);
   for (std::size_t i = 0; i < y.size(); ++i)

@@ -27,9 +27,10 @@ struct RunOutcome {
 std::filesystem::path default_run_directory(const std::string& experiment_name);
 
 /// Runs the scene into `directory`. On a SimulationError the run directory is marked failed and
-/// the error is rethrown; an interrupt (stop becomes true) returns status interrupted.
+/// the error is rethrown; an interrupt (stop becomes true) returns status interrupted. `progress`
+/// (may be null) follows the run's steps (Simulation::set_progress).
 RunOutcome run_experiment(const Scene& scene, PluginRegistry& registry,
                           const std::filesystem::path& directory,
-                          const std::atomic<bool>* stop = nullptr);
+                          const std::atomic<bool>* stop = nullptr, RunProgress* progress = nullptr);
 
 }  // namespace contactlab::core

@@ -21,6 +21,13 @@
 
 namespace contactlab::core {
 
+/// How far a run has come, readable from another thread while Simulation::run() works (a
+/// progress display): the end time of the last completed step and the steps so far.
+struct RunProgress {
+  std::atomic<double> time_s{0.0};
+  std::atomic<std::int64_t> steps{0};
+};
+
 class Simulation final : public OdeView, public RunView {
  public:
   Simulation(const Scene& scene, PluginRegistry& registry);
@@ -74,6 +81,9 @@ class Simulation final : public OdeView, public RunView {
   const ContactPipeline& pipeline() const { return pipeline_; }
   Integrator& integrator() { return *integrator_; }
 
+  /// Where step_completed() writes how far the run has come (null: nowhere); must outlive the run.
+  void set_progress(RunProgress* progress) { progress_ = progress; }
+
   /// Observers are called in the order added; each must outlive the run.
   void add_observer(SimulationObserver& observer) { observers_.add(observer); }
 
@@ -118,6 +128,7 @@ class Simulation final : public OdeView, public RunView {
   std::vector<double> pending_y_;        ///< the state after a restart-requesting step_completed()
   SampleNeeds needs_;                    ///< the observers' needs, taken at the run's start
   const std::atomic<bool>* stop_ = nullptr;
+  RunProgress* progress_ = nullptr;
 
   // Counters (the pieces keep theirs; statistics() gathers them).
   std::int64_t steps_ = 0, rhs_evaluations_ = 0, restarts_ = 0, located_events_ = 0;
