@@ -93,10 +93,8 @@ StepSolution BilateralNewton::solve(OdeView& ode, MechanicsView& mechanics, Cont
   Eigen::VectorXd F(static_cast<Eigen::Index>(m));
   auto residual = [&] {
     v_trial_.assign(step.v_free().begin(), step.v_free().end());
-    for (std::size_t a = 0; a < m; ++a) {
-      const double dr[3] = {rn[static_cast<Eigen::Index>(a)], 0.0, 0.0};
-      step.apply_impulse(members_[a], dr, v_trial_, 1);
-    }
+    for (std::size_t a = 0; a < m; ++a)
+      step.apply_normal(members_[a], rn[static_cast<Eigen::Index>(a)], v_trial_);
     if (nonlinear_) distances_after(ode, mechanics, v_trial_, step_s, distances_);
     double norm = 0.0, scale = 0.0;
     for (std::size_t a = 0; a < m; ++a) {

@@ -136,16 +136,12 @@ void ContactStep::local_velocity(std::size_t k, std::span<const double> v, doubl
   }
 }
 
-void ContactStep::apply_impulse(std::size_t k, const double* dr, std::span<double> v,
-                                int components) const {
+void ContactStep::apply_impulse(std::size_t k, const double* dr, std::span<double> v) const {
   for (const ContactSide& side : contacts_[k].side) {
     if (!side.velocities) continue;
     const double* B = B_.data() + side.B;
-    for (std::uint32_t i = 0; i < side.size; ++i) {
-      double dv = B[3 * i] * dr[0];
-      if (components == 3) dv += B[3 * i + 1] * dr[1] + B[3 * i + 2] * dr[2];
-      v[side.velocities[i]] += dv;
-    }
+    for (std::uint32_t i = 0; i < side.size; ++i)
+      v[side.velocities[i]] += B[3 * i] * dr[0] + B[3 * i + 1] * dr[1] + B[3 * i + 2] * dr[2];
   }
 }
 

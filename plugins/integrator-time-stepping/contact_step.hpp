@@ -83,9 +83,8 @@ class ContactStep {
 
   /// u = J_k·v (3 values) of point k for velocities v (nv).
   void local_velocity(std::size_t k, std::span<const double> v, double* u) const;
-  /// v += B_k·dr (dr: 3 values; `components` = 1 applies only the normal).
-  void apply_impulse(std::size_t k, const double* dr, std::span<double> v,
-                     int components = 3) const;
+  /// v += B_k·dr (dr: 3 values).
+  void apply_impulse(std::size_t k, const double* dr, std::span<double> v) const;
   /// The rows and columns of the normal alone and of the tangents alone, for solvers that update
   /// them in separate passes (pgs): u_N = J_N·v; u_T = J_T·v into u[1], u[2]; v += B_N·dr_N;
   /// v += B_T·(dr_T1, dr_T2).

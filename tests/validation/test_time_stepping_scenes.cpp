@@ -521,19 +521,30 @@ void check_pile(const std::string& label, const PileOutcome& outcome) {
 
 }  // namespace
 
+namespace {
+
+const Pile small_pile{3, 4};
+
+/// The 36-sphere pile under `integrator` at 1, 2 and 5 ms.
+void check_small_pile(const std::string& integrator) {
+  for (const double h : {1e-3, 2e-3, 5e-3}) {
+    Experiment experiment(small_pile.yaml(integrator, h, pile_duration_s));
+    check_pile(
+        integrator + " at " + num(h * 1e3) + " ms",
+        run_pile(experiment.scene, experiment.registry, small_pile.half_width_m(), pile_settle_s));
+  }
+}
+
+}  // namespace
+
 TEST_CASE(
     "pgs at 1, 2 and 5 ms keeps a pile of 36 dry-wood spheres in its box: no centre beyond the "
     "walls or the floor by more than 5 % of the radius (1 % at rest), and no energy gain after "
     "settling (1 s) beyond the weight times 0.1 um",
     "[time_stepping][pgs][pile]") {
-  const Pile pile{3, 4};
-  std::printf("pile of %d spheres, %.0f s:\n", pile.per_row * pile.per_row * pile.layers,
-              pile_duration_s);
-  for (const double h : {1e-3, 2e-3, 5e-3}) {
-    Experiment experiment(pile.yaml("pgs", h, pile_duration_s));
-    check_pile("pgs at " + num(h * 1e3) + " ms",
-               run_pile(experiment.scene, experiment.registry, pile.half_width_m(), pile_settle_s));
-  }
+  std::printf("pile of %d spheres, %.0f s:\n",
+              small_pile.per_row * small_pile.per_row * small_pile.layers, pile_duration_s);
+  check_small_pile("pgs");
 }
 
 TEST_CASE(
@@ -541,12 +552,7 @@ TEST_CASE(
     "radius, 1 % at rest), and no energy gain after settling (1 s) beyond the weight times "
     "0.1 um",
     "[.long][time_stepping][ncp_newton][pile]") {
-  const Pile pile{3, 4};
-  for (const double h : {1e-3, 2e-3, 5e-3}) {
-    Experiment experiment(pile.yaml("ncp_newton", h, pile_duration_s));
-    check_pile("ncp_newton at " + num(h * 1e3) + " ms",
-               run_pile(experiment.scene, experiment.registry, pile.half_width_m(), pile_settle_s));
-  }
+  check_small_pile("ncp_newton");
 }
 
 TEST_CASE(
