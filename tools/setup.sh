@@ -26,8 +26,17 @@ packages=(
   libboost-dev libeigen3-dev libyaml-cpp-dev libsundials-dev libsuitesparse-dev
   libcli11-dev nlohmann-json3-dev libqhull-dev libtinyobjloader-dev
 )
+# Node.js and npm build the replay page's script (three.js from the npm registry, pinned by
+# core/app/replay/package-lock.json). A machine may already have a Node.js with its own npm (from
+# NodeSource, say, which conflicts with Debian's npm package): then it is used as it is.
+command -v npm > /dev/null 2>&1 || packages+=(nodejs npm)
 if [ "$what" != main ]; then
   packages+=(catch2 libbenchmark-dev python3 python3-matplotlib pkg-config)
+  # The Python module and its tests (pybind11, numpy, pytest), the ParaView export's reader test
+  # (VTK's Python bindings), the replay page's browser test (chromium, driven by puppeteer-core),
+  # the Slurm sweep test (a one-node cluster: slurmctld, slurmd, munge).
+  packages+=(python3-dev pybind11-dev python3-numpy python3-pytest python3-vtk9 chromium
+    slurm-wlm munge)
   # The peers the benchmarks compare against (tools/bench): optional.
   if [ "${CONTACTLAB_PEERS:-0}" = "1" ]; then
     packages+=(libccd-dev libfcl-dev libbullet-dev libmujoco-dev libsiconos-numerics-dev)
@@ -43,6 +52,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The replay page's npm packages, as the lock file pins them (`main`: three.js and the bundler
+# only; the others: the browser test's puppeteer-core too). Reinstalled when the lock file changes.
+replay=core/app/replay
+npm_mode=()
+[ "$what" = main ] && npm_mode=(--omit=dev)
+stamp="$replay/node_modules/.contactlab-${what/packages/test}"
+if [ ! -f "$stamp" ] || [ "$replay/package-lock.json" -nt "$stamp" ]; then
+  echo "setup: npm ci in $replay ${npm_mode[*]}"
+  rm -f "$replay"/node_modules/.contactlab-*
+  (cd "$replay" && npm ci --no-audit --no-fund --loglevel=error "${npm_mode[@]}")
+  touch "$stamp"
 fi
 
 # packages: the test packages only, no build (tools/sanitize.sh builds its own folder).

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "contactlab/core/run_files.hpp"
+#include "contactlab/errors.hpp"
 #include "contactlab/version.hpp"
 
 namespace contactlab::core::comparison {
@@ -313,32 +315,20 @@ struct Positions {
 };
 
 bool read_positions(const fs::path& file, Positions& out) {
-  std::ifstream in(file);
-  std::string line;
-  if (!in || !std::getline(in, line)) return false;
-  std::vector<std::string> header;
-  std::stringstream fields(line);
-  for (std::string field; std::getline(fields, field, ',');) header.push_back(field);
-  std::vector<std::size_t> columns;  // px, py, pz of each body
-  for (std::size_t c = 0; c + 2 < header.size(); ++c) {
-    const std::string& name = header[c];
-    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".px") == 0 &&
-        header[c + 1] == name.substr(0, name.size() - 3) + ".py" &&
-        header[c + 2] == name.substr(0, name.size() - 3) + ".pz") {
-      out.names.push_back(name.substr(0, name.size() - 3));
-      columns.push_back(c);
-    }
+  Trajectory trajectory;
+  try {
+    trajectory = read_trajectory(file);
+  } catch (const InputError&) {
+    return false;
   }
-  std::vector<double> values;
-  while (std::getline(in, line)) {
-    values.clear();
-    std::stringstream row(line);
-    for (std::string field; std::getline(row, field, ',');)
-      values.push_back(std::strtod(field.c_str(), nullptr));
-    if (values.size() != header.size()) continue;  // a row cut short by an interrupted run
-    out.times.push_back(values[0]);
+  out.names = trajectory.bodies;
+  out.times = trajectory.times_s;
+  for (std::size_t i = 0; i < trajectory.frame_count(); ++i) {
     std::vector<double>& xyz = out.xyz.emplace_back();
-    for (std::size_t c : columns) xyz.insert(xyz.end(), {values[c], values[c + 1], values[c + 2]});
+    for (std::size_t b = 0; b < trajectory.bodies.size(); ++b) {
+      const Vec3& p = trajectory.state(i, b).p_WCm;
+      xyz.insert(xyz.end(), {p.x(), p.y(), p.z()});
+    }
   }
   return !out.times.empty();
 }
