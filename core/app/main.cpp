@@ -19,6 +19,7 @@
 #include "contactlab/core/plot.hpp"
 #include "contactlab/core/progress_line.hpp"
 #include "contactlab/core/registry.hpp"
+#include "contactlab/core/replay.hpp"
 #include "contactlab/version.hpp"
 
 namespace {
@@ -183,8 +184,24 @@ int plot(const fs::path& directory) {
   return exit_ok;
 }
 
+/// `contactlab view RUN_DIR` (and `run --view`): RUN_DIR/replay.html, a page to open in a browser.
+int view(const fs::path& directory, const ReplayOptions& options,
+         const std::vector<fs::path>& trusted_libraries) {
+  PluginRegistry registry;
+  trust(registry, trusted_libraries);
+  const ReplayOutcome outcome = write_replay(directory, registry, options);
+  std::cout << "replay: " << outcome.file.string() << " (" << outcome.frames << " frames";
+  if (outcome.stride > 1)
+    std::cout << ": every " << outcome.stride << "th of " << outcome.output_times
+              << " output times";
+  std::cout << ", " << (outcome.bytes + 512 * 1024) / (1024 * 1024) << " MB";
+  if (outcome.status != "complete") std::cout << "; the run is " << outcome.status;
+  std::cout << "); open it in a browser\n";
+  return exit_ok;
+}
+
 int run(const fs::path& file, const std::vector<std::string>& overrides, const std::string& out_dir,
-        bool make_plot, const std::vector<fs::path>& trusted_libraries) {
+        bool make_plot, bool make_view, const std::vector<fs::path>& trusted_libraries) {
   PluginRegistry registry;
   trust(registry, trusted_libraries);
   Scene scene = load_experiment(file, overrides, registry);
@@ -211,6 +228,7 @@ int run(const fs::path& file, const std::vector<std::string>& overrides, const s
   std::cout << "done: " << s.steps << " steps, " << s.rhs_evaluations << " rhs evaluations, "
             << s.events << " events, max penetration " << s.max_penetration_m << " m\n"
             << "results: " << directory.string() << '\n';
+  if (make_view) view(directory, {}, trusted_libraries);
   if (make_plot) return plot(directory);
   return exit_ok;
 }
@@ -298,6 +316,9 @@ int main(int argc, char** argv) {
   run_command->add_option(trust_option, trusted_libraries, trust_help);
   bool make_plot = false;
   run_command->add_flag("--plot", make_plot, "make the run's plots afterwards (contactlab plot)");
+  bool make_view = false;
+  run_command->add_flag("--view", make_view,
+                        "write the run's replay page afterwards (contactlab view)");
 
   auto* validate_command = app.add_subcommand("validate", "check an experiment without running it");
   validate_command->add_option("file", file, "experiment YAML file")->required();
@@ -336,6 +357,17 @@ int main(int argc, char** argv) {
   merge_command->add_option(out_option, out_dir,
                             "merged comparison directory (default runs/<name>-merged-<time>)");
   retire_option(merge_command, "--output", "--out");
+
+  std::string view_directory;
+  ReplayOptions replay_options;
+  auto* view_command = app.add_subcommand(
+      "view", "write RUN_DIR/replay.html: the run in 3-D in a browser, from disk, no server");
+  view_command->add_option("run_dir", view_directory, "run directory")->required();
+  view_command
+      ->add_option("--max-frames", replay_options.max_frames,
+                   "decimate longer runs to this many frames (default 2000)")
+      ->check(CLI::PositiveNumber);
+  view_command->add_option(trust_option, trusted_libraries, trust_help);
 
   std::string plot_directory;
   auto* plot_command = app.add_subcommand(
@@ -387,7 +419,8 @@ int main(int argc, char** argv) {
     // Absolute: compare hands them to its children, and command.txt reruns a variant anywhere.
     std::vector<fs::path> trusted;
     for (const std::string& library : trusted_libraries) trusted.push_back(fs::absolute(library));
-    if (*run_command) return run(file, overrides, out_dir, make_plot, trusted);
+    if (*run_command) return run(file, overrides, out_dir, make_plot, make_view, trusted);
+    if (*view_command) return view(view_directory, replay_options, trusted);
     if (*plot_command) return plot(plot_directory);
     if (*validate_command) return validate(file, overrides, trusted);
     if (*plugins_command) return list_plugins(as_json);

@@ -20,7 +20,7 @@ void read_collision(MapReader& top, Scene& scene, PluginRegistry& registry,
   MapReader reader(collision);
   reader.has("broad_phase");
   reader.has("narrow_phase");
-  scene.aabb_margin_m = reader.real_in_or("aabb_margin_m", 0.0, 0.0, infinity, true);
+  scene.aabb_margin_m = reader.real_in_or("aabb_margin_m", 0.0, 0.0, infinity);
   scene.sweep_boxes = reader.boolean_or("sweep_boxes", false);
   reader.finish();
   scene.broad_phase = read_plugin_choice(ensure_choice(collision, "broad_phase", "brute_force"),

@@ -20,6 +20,13 @@ struct TrajectoryState {
   Vec3 w_WB = Vec3::Zero();   ///< angular velocity [rad/s]
 };
 
+/// The pose of the body frame B in the world from a trajectory row, which gives the centre of mass:
+/// R_WB = q_WB, p_WB = p_WCm − R_WB·p_BCm (p_BCm: the centre of mass in B, BodyModel::mass).
+inline Pose body_frame_pose(const TrajectoryState& state, const Vec3& p_BCm) {
+  const Mat3 R = state.q_WB.eigen().normalized().toRotationMatrix();
+  return {R, state.p_WCm - R * p_BCm};
+}
+
 struct Trajectory {
   std::vector<std::string> bodies;  ///< the moving bodies, in the file's column order
   std::vector<double> times_s;
