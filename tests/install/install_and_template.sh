@@ -21,6 +21,25 @@ grep -q "\"library\": \"$work/moved/lib/contactlab/plugins/forcelaw-basic.so\"" 
 "$cli" run "$source_dir/configs/bouncing_ball.yaml" --set duration_s=0.05 --out "$work/run" > /dev/null
 grep -q '"status": "complete"' "$work/run/summary.json"
 
+# The installed Python module (when built): imported from the moved prefix, it finds
+# libcontactlab_core (its RPATH is relative), the plugins beside the core, and the CLI beside the
+# prefix's bin/ (compare), with no help from the build tree.
+if [ -d "$work/moved/lib/python3/dist-packages/contactlab" ]; then
+  PYTHONPATH="$work/moved/lib/python3/dist-packages" /usr/bin/python3 -c '
+import os, sys, contactlab
+prefix, source = sys.argv[1], sys.argv[2]
+assert contactlab.__file__.startswith(prefix), contactlab.__file__
+run = contactlab.run(source + "/configs/bouncing_ball.yaml", set={"duration_s": 0.05},
+                     out=prefix + "/../python-run")
+assert run.status == "complete", run.status
+assert len(run.trajectory.time_s) == 51, len(run.trajectory.time_s)
+hertz = next(p for p in contactlab.plugins("force_law") if p["name"] == "hertz")
+assert hertz["library"] == prefix + "/lib/contactlab/plugins/forcelaw-basic.so", hertz["library"]
+assert contactlab._cli() == prefix + "/bin/contactlab", contactlab._cli()
+' "$work/moved" "$source_dir" ||
+    { echo "the installed Python module did not run from the moved prefix"; exit 1; }
+fi
+
 cmake -S "$source_dir/sdk/template" -B "$work/template" -DCMAKE_PREFIX_PATH="$work/moved" \
   -DCMAKE_BUILD_TYPE=Release > "$work/template.log"
 cmake --build "$work/template" > "$work/template-build.log"
@@ -43,5 +62,5 @@ grep -q "force_law example_constant_stiffness (example-plugins.so" "$work/confor
 "$work/moved/bin/contactlab-conformance-joint" > "$work/conformance-joints.log" ||
   { echo "the installed joint suite failed"; cat "$work/conformance-joints.log"; exit 1; }
 grep -q "joint revolute (joints-basic.so" "$work/conformance-joints.log"
-echo "install test: installed CLI relocatable, template plugin built, used and checked by the" \
-  "installed conformance suite — 1 passed, 0 failed"
+echo "install test: installed CLI (and Python module) relocatable, template plugin built, used and" \
+  "checked by the installed conformance suite — 1 passed, 0 failed"
