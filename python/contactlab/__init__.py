@@ -48,7 +48,8 @@ __version__ = _contactlab.__version__
 
 __all__ = [
     "Error", "InputError", "PluginError", "SimulationError",
-    "load", "validate", "run", "open_run", "compare", "open_comparison", "plugins", "distance",
+    "load", "validate", "run", "open_run", "compare", "variants", "open_comparison", "plugins",
+    "distance", "to_yaml",
     "Experiment", "Run", "Trajectory", "BodyTrajectory", "Comparison",
     "Shape", "NarrowPhase", "NarrowPhaseCache", "Distance",
 ]
@@ -572,6 +573,12 @@ def compare(path: PathLike, set: Overrides = None, out: Optional[PathLike] = Non
     if code not in (0, 4, 130) or not (directory / "comparison.json").is_file():
         raise Error(f"contactlab compare failed (exit {code}): {_error_lines(log)}")
     return Comparison(directory, log=log, markdown=markdown)
+
+
+def variants(path: PathLike, set: Overrides = None) -> list[dict]:
+    """The variants of a comparison file, as `contactlab compare --dry-run` lists them, without
+    running or checking them: [{name, values: {path: value as YAML text}}], in table order."""
+    return _contactlab.comparison_variants(os.fspath(path), _assignments(set))["variants"]
 
 
 def open_comparison(directory: PathLike) -> Comparison:

@@ -188,7 +188,10 @@ py::array_t<double> matrix(std::size_t rows, std::size_t columns) {
 /// trajectory.csv as {"time_s": (n,), "bodies": {name: {"position": (n,3), "quaternion_wxyz":
 /// (n,4), "velocity": (n,3), "angular_velocity": (n,3)}}, "incomplete_rows": k}.
 py::dict trajectory(const fs::path& file) {
-  const Trajectory t = read_trajectory(file);
+  const Trajectory t = [&] {
+    py::gil_scoped_release release;  // a long run's file takes a while to parse
+    return read_trajectory(file);
+  }();
   const std::size_t n = t.frame_count();
   py::array_t<double> time(n);
   auto time_view = time.mutable_unchecked<1>();
@@ -227,7 +230,10 @@ py::dict trajectory(const fs::path& file) {
 /// contacts.csv as columns: time_s, distance_m, normal_force_N (m,); normal, point,
 /// tangential_force_N (m,3); geometry_a, geometry_b (lists of names).
 py::dict contacts(const fs::path& file) {
-  const std::vector<ContactRow> rows = read_contacts(file);
+  const std::vector<ContactRow> rows = [&] {
+    py::gil_scoped_release release;
+    return read_contacts(file);
+  }();
   const std::size_t m = rows.size();
   py::array_t<double> time(m), distance(m), normal_force(m);
   py::array_t<double> normal = matrix(m, 3), point = matrix(m, 3), tangential = matrix(m, 3);

@@ -17,6 +17,9 @@ def study(bouncing_ball, tmp_path):
 
 
 def test_two_variants_give_two_ok_rows(study, tmp_path):
+    assert contactlab.variants(study) == [
+        {"name": "1.0e-4", "values": {"integrator.params.step_s": "1.0e-4"}},
+        {"name": "2.0e-4", "values": {"integrator.params.step_s": "2.0e-4"}}]
     table = contactlab.compare(study, out=tmp_path / "out", jobs=2, quiet=True)
     assert table.status == "complete"
     assert [row["status"] for row in table.rows] == ["ok", "ok"]
