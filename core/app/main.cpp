@@ -16,6 +16,7 @@
 #include "contactlab/core/compare.hpp"
 #include "contactlab/core/contact_problem_command.hpp"
 #include "contactlab/core/experiment.hpp"
+#include "contactlab/core/export_vtk.hpp"
 #include "contactlab/core/plot.hpp"
 #include "contactlab/core/plugins_json.hpp"
 #include "contactlab/core/progress_line.hpp"
@@ -336,6 +337,25 @@ int main(int argc, char** argv) {
       "plot", "plot a run directory (energy, penetration, force against penetration; PNG, SVG)");
   plot_command->add_option("run_dir", plot_directory, "run directory")->required();
 
+  std::string export_directory;
+  bool export_vtk_format = false;
+  VtkExportOptions vtk_options;
+  auto* export_command = app.add_subcommand(
+      "export", "write a run directory as files for other tools (--vtk: ParaView time series)");
+  export_command->add_option("run_dir", export_directory, "run directory")->required();
+  export_command->add_flag("--vtk", export_vtk_format,
+                           "VTK XML PolyData (.vtp) per output time and ParaView .pvd "
+                           "collections of the bodies' surfaces and the contacts");
+  export_command->add_option(out_option, out_dir, "output directory (default RUN_DIR/vtk)");
+  export_command
+      ->add_option("--every", vtk_options.every, "keep every N-th output time and the last")
+      ->check(CLI::PositiveNumber);
+  export_command
+      ->add_option("--segments", vtk_options.segments,
+                   "segments around a full circle of round surfaces (default 32)")
+      ->check(CLI::Range(8, 1024));
+  export_command->add_option(trust_option, trusted_libraries, trust_help);
+
   contactlab::core::ContactProblemSolveOptions problem_options;
   auto* problem_command =
       app.add_subcommand("contact-problem",
@@ -384,6 +404,12 @@ int main(int argc, char** argv) {
     if (*run_command) return run(file, overrides, out_dir, make_plot, make_view, trusted);
     if (*view_command) return view(view_directory, replay_options, trusted);
     if (*plot_command) return plot(plot_directory);
+    if (*export_command) {
+      PluginRegistry registry;
+      trust(registry, trusted);
+      vtk_options.out = out_dir;
+      return export_run(export_directory, export_vtk_format, registry, vtk_options);
+    }
     if (*validate_command) return validate(file, overrides, trusted);
     if (*plugins_command) return list_plugins(as_json);
     if (*problem_solve) return contactlab::core::solve_contact_problem(problem_options);
